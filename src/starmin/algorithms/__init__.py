@@ -1,0 +1,1 @@
+"""Algorithms: each maps RowTypes + model to a ReleasePlan and states its guarantee."""

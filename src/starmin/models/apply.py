@@ -1,0 +1,31 @@
+"""Judge classes of a :class:`RowTypes` table under a model, over every sensitive column."""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from starmin.data.rowtypes import RowTypes
+from starmin.models.base import PrivacyModel
+
+
+def holds(model: PrivacyModel, rt: RowTypes, key_counts: NDArray[np.integer]) -> NDArray[np.bool_]:
+    """``(g,)`` bool: does each class, given as ``(g, s)`` counts over ``rt``'s sensitive keys,
+    satisfy ``model`` for every sensitive column?  A class with no rows is vacuously fine."""
+    key_counts = np.asarray(key_counts, dtype=np.int64)
+    if key_counts.ndim == 1:
+        key_counts = key_counts[None, :]
+    overall = rt.sensitive_histograms(rt.counts.sum(axis=0))
+    ok = np.ones(key_counts.shape[0], dtype=bool)
+    for hist, tot, vals in zip(rt.sensitive_histograms(key_counts), overall,
+                               rt.sensitive_values(), strict=True):
+        ok &= model.evaluate(hist, tot[0], vals).ok
+    ok |= key_counts.sum(axis=1) == 0
+    return ok
+
+
+def check_feasible(model: PrivacyModel, rt: RowTypes) -> None:
+    """Raise when no release of ``rt`` can satisfy ``model`` (see ``check_feasible``)."""
+    for tot, vals in zip(rt.sensitive_histograms(rt.counts.sum(axis=0)), rt.sensitive_values(),
+                         strict=True):
+        model.check_feasible(tot[0], vals)

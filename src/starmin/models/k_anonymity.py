@@ -1,0 +1,45 @@
+"""k-anonymity (Samarati; Sweeney): every released class has at least ``k`` rows."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from starmin.errors import Infeasible, InvalidInput
+from starmin.models.base import Evaluation
+
+
+@dataclass(frozen=True)
+class KAnonymity:
+    """Every equivalence class has at least ``k`` rows (Liang & Yuan, Sec. 2, Problem 2)."""
+
+    k: int
+
+    def __post_init__(self) -> None:
+        if isinstance(self.k, bool) or not isinstance(self.k, int | np.integer) or self.k < 1:
+            raise InvalidInput(f"k must be a whole number >= 1, got {self.k!r}: use e.g. --k 5")
+
+    @property
+    def name(self) -> str:
+        return f"{self.k}-anonymity"
+
+    @property
+    def uses_sensitive(self) -> bool:
+        return False
+
+    def evaluate(
+        self, hist: NDArray[np.int64], overall: NDArray[np.int64], values: Sequence[object]
+    ) -> Evaluation:
+        size = np.asarray(hist).sum(axis=1)
+        return Evaluation(size >= self.k, size.astype(np.float64), "class size", True)
+
+    def check_feasible(self, overall: NDArray[np.int64], values: Sequence[object]) -> None:
+        n = int(np.asarray(overall).sum())
+        if self.k > n:
+            raise Infeasible(
+                f"k = {self.k} is larger than the table ({n} rows): no {self.k}-anonymous "
+                f"release exists; choose k <= {n}"
+            )

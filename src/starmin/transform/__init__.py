@@ -1,0 +1,5 @@
+"""Release plans, hierarchies and loss measures."""
+
+from starmin.transform.plan import STAR, Guarantee, ReleasePlan
+
+__all__ = ["STAR", "Guarantee", "ReleasePlan"]
