@@ -12,7 +12,6 @@ from starmin.models.base import PrivacyModel
 # Each module defines a module-level ``ALGORITHM`` (or ``ALGORITHMS``) entry.
 _MODULES = (
     "starmin.algorithms.exact.brute_force",
-    "starmin.algorithms.approx.m_approx",
 )
 
 

@@ -185,8 +185,12 @@ class ReleasePlan:
         inv = np.asarray(inv).reshape(-1)
         sizes = [len(np.asarray(p[0])) for p in parts]
         oi = np.repeat(inv, sizes) if parts else np.zeros(0, np.int64)
-        cat = (lambda j: np.concatenate([np.asarray(p[j], dtype=np.int64) for p in parts])
-               if parts else np.zeros(0, np.int64))
+
+        def cat(j: int) -> NDArray[np.int64]:
+            if not parts:
+                return np.zeros(0, np.int64)
+            return np.concatenate([np.asarray(p[j], dtype=np.int64) for p in parts])
+
         plan = cls(uniq, oi, cat(0), cat(1), cat(2), method, guarantee, lower_bound,
                    dict(certificate or {}))
         return plan.compact()

@@ -1,0 +1,142 @@
+"""The public pipeline: aggregate -> solve -> apply -> verify -> report.
+
+Nothing is written here; :func:`anonymize` returns the release and its report, and the CLI
+writes them only when the release verified.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+
+from starmin.algorithms import registry
+from starmin.algorithms.base import Progress, silent
+from starmin.data.rowtypes import RowTypes
+from starmin.data.schema import Schema
+from starmin.engines.local import LocalEngine
+from starmin.errors import InvalidInput, VerificationFailed
+from starmin.io.tables import read_table
+from starmin.models.apply import check_feasible
+from starmin.models.base import PrivacyModel
+from starmin.transform.plan import ReleasePlan
+
+
+@dataclass(frozen=True, eq=False)
+class Release:
+    """A verified release: the table, the plan behind it, the verifier's verdict, the report."""
+
+    table: pl.DataFrame
+    plan: ReleasePlan
+    verification: Any
+    report: dict[str, Any]
+
+
+def solve(rt: RowTypes, model: PrivacyModel, method: str = "auto", *, seed: int = 0,
+          progress: Progress | None = None, **options: Any) -> ReleasePlan:
+    """Run one algorithm on row types. ``method="auto"`` picks the default for the instance."""
+    check_feasible(model, rt)
+    algo = registry.choose(model, rt) if method == "auto" else registry.get(method)
+    reason = algo.supports(model, rt)
+    if reason is not None:
+        raise InvalidInput(f"method {algo.name!r} cannot solve this instance: {reason}")
+    plan = algo.solve(rt, model, seed=seed, progress=progress or silent, **options)
+    plan.validate(rt)
+    return plan
+
+
+def implied_k(model: PrivacyModel) -> int:
+    """The smallest class size any release satisfying ``model`` must have.
+
+    k-anonymity and p-sensitive k-anonymity give ``k``; every l-diversity variant needs at
+    least ``l`` rows per class; t-closeness alone gives 1. So k-anonymity lower bounds with
+    this ``k`` are lower bounds for ``model`` too.
+    """
+    parts = getattr(model, "models", None) or getattr(model, "parts", None)
+    if parts:
+        return max(implied_k(p) for p in parts)
+    k = getattr(model, "k", None) or 1
+    l = getattr(model, "l", None) or 1
+    return max(int(k), math.ceil(float(l)))
+
+
+def lower_bounds(rt: RowTypes, model: PrivacyModel, progress: Progress | None = None
+                 ) -> dict[str, int]:
+    """Proven lower bounds on the optimal number of stars (see docs/algorithms/lower-bounds)."""
+    from starmin.algorithms.bounds import k_anonymity_lower_bounds
+
+    k = implied_k(model)
+    if k <= 1:
+        return {"best": 0}
+    return dict(k_anonymity_lower_bounds(rt, k, progress=progress))
+
+
+def anonymize(
+    data: Any,
+    qi: str | Iterable[str],
+    sensitive: str | Iterable[str] | None = None,
+    model: PrivacyModel | Sequence[PrivacyModel] | None = None,
+    *,
+    identifiers: str | Iterable[str] | None = None,
+    method: str = "auto",
+    seed: int = 0,
+    progress: Progress | None = None,
+    **params: Any,
+) -> Release:
+    """Release ``data`` under ``model`` (or models built from ``k=``, ``l=``, ``t=``, ...).
+
+    Raises :class:`~starmin.errors.VerificationFailed` if the release does not pass the
+    independent verifier (which never happens unless an algorithm is wrong).
+    """
+    from starmin.models.params import combine, models_from_params
+    from starmin.report.record import build_report
+    from starmin.verify import verify
+
+    say = progress or silent
+    timings: dict[str, float] = {}
+    t0 = time.perf_counter()
+    table = read_table(data)
+    schema = Schema.of(qi, sensitive, identifiers)
+    timings["read"] = time.perf_counter() - t0
+    models = list(model) if isinstance(model, Sequence) else ([model] if model else [])
+    models += models_from_params(**params)
+    if not models:
+        raise InvalidInput("no privacy model given: add e.g. --k 5 (k-anonymity) or --l 3")
+    the_model = combine(models)
+    engine = LocalEngine()
+    t0 = time.perf_counter()
+    encoded = engine.to_row_types(table, schema)
+    rt = encoded.row_types
+    timings["aggregate"] = time.perf_counter() - t0
+    say(f"aggregated n={rt.n} rows, m={rt.m} QIs into t_in={rt.t_in} row types "
+        f"({timings['aggregate']:.2f} s)")
+    t0 = time.perf_counter()
+    plan = solve(rt, the_model, method, seed=seed, progress=say)
+    timings["solve"] = time.perf_counter() - t0
+    say(f"{plan.method}: {plan.stars} stars ({timings['solve']:.2f} s)")
+    t0 = time.perf_counter()
+    bounds = lower_bounds(rt, the_model, progress=say)
+    timings["lower_bounds"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    released = engine.apply_plan(encoded, plan, seed=seed)
+    timings["apply"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    verdict = verify(released, schema.qi, schema.sensitive, [the_model])
+    timings["verify"] = time.perf_counter() - t0
+    report = build_report(data, rt, schema, the_model, plan, bounds, verdict, timings, seed)
+    if not verdict.passed:
+        raise VerificationFailed(
+            f"the release from {plan.method} failed independent verification "
+            f"({_failed(verdict)}); nothing was written. Please report this as a bug."
+        )
+    return Release(released, plan, verdict, report)
+
+
+def _failed(verdict: Any) -> str:
+    d = verdict.as_dict()
+    bad = [m.get("name", "?") for m in d.get("models", []) if not m.get("passed", True)]
+    return "fails " + ", ".join(map(str, bad)) if bad else "failed"

@@ -1,0 +1,1 @@
+"""Command-line interface: argument parsing only; everything else is the public API."""

@@ -1,0 +1,60 @@
+"""Flags shared by the subcommands."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from starmin.models.params import DISTANCES, L_KINDS
+
+
+def add_table_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("input", help="CSV (separator sniffed) or Parquet file, or sample:NAME "
+                   "for a bundled sample (sample:census, sample:liang-yuan-table1, ...)")
+    p.add_argument("--qi", help="quasi-identifier columns, comma-separated "
+                   "(default for samples: the sample's QIs)")
+    p.add_argument("--sensitive", help="sensitive column(s), comma-separated")
+    p.add_argument("--identifiers", help="identifier columns to drop, comma-separated")
+
+
+def add_model_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("privacy model (combine several; all must hold)")
+    g.add_argument("--k", type=_positive_int, help="k-anonymity: every class has >= k rows")
+    g.add_argument("--l", type=_number, help="l-diversity (see --l-kind)")
+    g.add_argument("--l-kind", default="frequency", choices=L_KINDS,
+                   help="frequency (default; the papers' form: each sensitive value at most "
+                   "1/l of its class), distinct, entropy, or recursive (c,l)")
+    g.add_argument("--c", type=_number, help="c of recursive (c,l)-diversity")
+    g.add_argument("--t", type=_number, help="t-closeness: EMD of every class to the table "
+                   "<= t (0 <= t <= 1)")
+    g.add_argument("--distance", default="equal", choices=DISTANCES,
+                   help="t-closeness ground distance (default equal)")
+    g.add_argument("--sa-hierarchy", help="hierarchy of the sensitive values (ARX CSV) for "
+                   "--distance hierarchical")
+    g.add_argument("--distance-matrix", help="square CSV metric for --distance matrix")
+    g.add_argument("--p", type=_positive_int, help="p-sensitive k-anonymity (with --k): "
+                   ">= p distinct sensitive values per class")
+
+
+def model_params(ns: argparse.Namespace) -> dict[str, Any]:
+    return {"k": ns.k, "l": ns.l, "l_kind": ns.l_kind, "c": ns.c, "t": ns.t,
+            "distance": ns.distance, "sa_hierarchy": ns.sa_hierarchy,
+            "distance_matrix": ns.distance_matrix, "p": ns.p}
+
+
+def _positive_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {v}")
+    return v
+
+
+def _number(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    return int(v) if v.is_integer() else v

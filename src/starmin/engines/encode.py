@@ -1,0 +1,49 @@
+"""Encode polars columns to small integer codes in natural sort order, missing values last."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+from numpy.typing import NDArray
+
+
+def encode_column(s: pl.Series) -> tuple[NDArray[np.int32], tuple[object, ...]]:
+    """``(codes (n,), domain)``: ``domain[codes[i]] == s[i]``; the missing value (null, and NaN
+    for floats) is a value of its own, coded last as ``None``."""
+    missing = s.is_null()
+    if s.dtype.is_float():
+        missing = missing | s.is_nan().fill_null(True)
+    present = s.filter(~missing)
+    u = present.unique().sort()
+    if s.dtype == pl.String:
+        codes = s.cast(pl.Enum(u.to_list())).to_physical().cast(pl.Int64)
+    elif s.dtype == pl.Categorical or isinstance(s.dtype, pl.Enum):
+        return encode_column(s.cast(pl.String))
+    else:
+        codes = u.search_sorted(s.fill_null(u[0] if len(u) else 0)).cast(pl.Int64)
+    arr = codes.to_numpy().copy()
+    miss = missing.to_numpy()
+    domain: list[object] = u.to_list()
+    if miss.any():
+        arr[miss] = len(domain)
+        domain.append(None)
+    return arr.astype(np.int32), tuple(domain)
+
+
+def combine_codes(cols: list[NDArray[np.int32]], cards: list[int]) -> NDArray[np.int64]:
+    """Dense ids ``(n,)`` of the distinct code vectors, in lexicographic order of the vectors."""
+    n = len(cols[0]) if cols else 0
+    if not cols:
+        return np.zeros(n, dtype=np.int64)
+    total = 1.0
+    for c in cards:
+        total *= max(c, 1)
+    if total < 2**62:
+        key = np.zeros(n, dtype=np.int64)
+        for col, card in zip(cols, cards, strict=True):
+            key = key * max(card, 1) + col
+        _, inv = np.unique(key, return_inverse=True)
+        return inv.reshape(-1).astype(np.int64)
+    X = np.stack(cols, axis=1)
+    _, inv = np.unique(X, axis=0, return_inverse=True)
+    return inv.reshape(-1).astype(np.int64)

@@ -1,0 +1,124 @@
+"""The embedded engine: polars + numpy on one machine."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+from numpy.typing import NDArray
+
+from starmin.data.rowtypes import RowTypes
+from starmin.data.schema import Schema
+from starmin.engines.encode import combine_codes, encode_column
+from starmin.errors import InvalidInput
+from starmin.transform.plan import STAR, ReleasePlan
+
+STAR_TEXT = "*"
+
+
+@dataclass(frozen=True, eq=False)
+class LocalEncoded:
+    """The input table with each row's row type and sensitive key."""
+
+    table: pl.DataFrame
+    schema: Schema
+    row_types: RowTypes
+    type_of_row: NDArray[np.int64]
+    key_of_row: NDArray[np.int64]
+
+
+class LocalEngine:
+    """Aggregation and plan application with polars (the default engine)."""
+
+    name = "local"
+
+    def to_row_types(self, table: pl.DataFrame, schema: Schema) -> LocalEncoded:
+        """Encode QI and sensitive columns and count rows per (row type, sensitive key).
+
+        Cost: one sort-based pass per column plus one ``np.unique`` over packed codes,
+        O(n log n); memory O(n) small integers.
+        """
+        schema.check_columns(table.columns)
+        if table.height == 0:
+            raise InvalidInput("the table has no rows: give a table with at least one record")
+        for c in schema.qi:
+            if _has_star(table[c]):
+                raise InvalidInput(
+                    f"QI column {c!r} already contains the suppression symbol '*': "
+                    "rename that value before anonymizing"
+                )
+        qcodes, domains = zip(*(encode_column(table[c]) for c in schema.qi), strict=True)
+        type_of_row = combine_codes(list(qcodes), [len(d) for d in domains])
+        t_in = int(type_of_row.max()) + 1
+        first = np.full(t_in, -1, dtype=np.int64)
+        first[type_of_row[::-1]] = np.arange(len(type_of_row))[::-1]
+        codes = np.stack([qc[first] for qc in qcodes], axis=1)
+        if schema.sensitive:
+            scodes, sdomains = zip(*(encode_column(table[c]) for c in schema.sensitive),
+                                   strict=True)
+            key_of_row = combine_codes(list(scodes), [len(d) for d in sdomains])
+            s = int(key_of_row.max()) + 1
+            kfirst = np.full(s, -1, dtype=np.int64)
+            kfirst[key_of_row[::-1]] = np.arange(len(key_of_row))[::-1]
+            keys = np.stack([sc[kfirst] for sc in scodes], axis=1)
+        else:
+            key_of_row = np.zeros(table.height, dtype=np.int64)
+            s, keys, sdomains = 1, np.zeros((1, 0), dtype=np.int32), ()
+        counts = np.bincount(type_of_row * s + key_of_row, minlength=t_in * s)
+        rt = RowTypes(schema.qi, codes, counts.reshape(t_in, s).astype(np.int64),
+                      tuple(domains), schema.sensitive, keys, tuple(sdomains))
+        return LocalEncoded(table, schema, rt, type_of_row, key_of_row)
+
+    def apply_plan(self, encoded: LocalEncoded, plan: ReleasePlan, seed: int = 0
+                   ) -> pl.DataFrame:
+        """Release the rows of ``encoded`` as ``plan`` says.
+
+        Within each (row type, sensitive key) class the rows are put in a seeded random order
+        and handed out to the plan's output vectors by their counts; QI cells become the
+        released value (text) or ``*``; identifiers are dropped; row order is kept.
+        """
+        rt = encoded.row_types
+        plan.validate(rt)
+        out_of_row = assign_outputs(encoded.type_of_row, encoded.key_of_row, rt.s, plan, seed)
+        cols = []
+        for j, c in enumerate(rt.qi):
+            lookup = [None if v is None else _text(v) for v in rt.domains[j]] + [STAR_TEXT]
+            idx = plan.outputs[out_of_row, j].astype(np.int64)
+            idx[idx == STAR] = len(lookup) - 1
+            cols.append(pl.Series(c, lookup, dtype=pl.String).gather(idx))
+        table = encoded.table.with_columns(cols)
+        return table.drop(list(encoded.schema.identifiers))
+
+
+def assign_outputs(type_of_row: NDArray[np.int64], key_of_row: NDArray[np.int64], s: int,
+                   plan: ReleasePlan, seed: int) -> NDArray[np.int64]:
+    """``(n,)`` output-vector index of every row (see :meth:`LocalEngine.apply_plan`)."""
+    n = len(type_of_row)
+    cid = type_of_row * s + key_of_row
+    rng = np.random.default_rng(seed)
+    order = np.lexsort((rng.random(n), cid))          # rows by class, random within class
+    sorted_cid = cid[order]
+    class_start = np.searchsorted(sorted_cid, sorted_cid, side="left")
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = np.arange(n) - class_start          # position of each row in its class
+    ecid = plan.type_idx * s + plan.key_idx
+    eorder = np.lexsort((plan.out_idx, ecid))
+    ecid, eout, ecount = ecid[eorder], plan.out_idx[eorder], plan.count[eorder]
+    cum = np.cumsum(ecount)
+    base = cum - ecount                               # rows handed out before each entry
+    first_entry = np.searchsorted(ecid, cid, side="left")
+    pos = base[first_entry] + rank                    # global slot of each row
+    return eout[np.searchsorted(cum, pos, side="right")]
+
+
+def _has_star(s: pl.Series) -> bool:
+    if s.dtype != pl.String:
+        return False
+    return bool((s == STAR_TEXT).any())
+
+
+def _text(v: object) -> str:
+    if isinstance(v, float) and v.is_integer():
+        return repr(v)
+    return str(v)

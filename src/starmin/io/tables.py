@@ -1,0 +1,104 @@
+"""Table input and atomic output.
+
+Inputs: CSV (separator sniffed; ARX files use ``;``), Parquet, ``sample:NAME`` for the bundled
+samples, or an in-memory pandas / polars / pyarrow table. Outputs are written to a temporary
+file in the target folder and renamed into place, so a failed run leaves nothing half-written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from starmin.errors import InvalidInput
+
+SEPARATORS = (";", ",", "\t", "|")
+
+
+def sniff_separator(path: Path) -> str:
+    """The separator of a CSV file: the candidate that splits the first lines most evenly."""
+    with open(path, encoding="utf-8", errors="replace", newline="") as fh:
+        lines = [line for _, line in zip(range(20), fh, strict=False) if line.strip()]
+    if not lines:
+        raise InvalidInput(f"{path} is empty: give a CSV file with a header row and records")
+    best, best_score = ",", -1
+    for sep in SEPARATORS:
+        counts = [line.count(sep) for line in lines]
+        if counts[0] == 0:
+            continue
+        score = counts[0] * 1000 + sum(c == counts[0] for c in counts)
+        if score > best_score:
+            best, best_score = sep, score
+    return best
+
+
+def read_table(source: Any, separator: str | None = None) -> pl.DataFrame:
+    """Read ``source`` into a polars DataFrame (see module docstring)."""
+    if not isinstance(source, str | os.PathLike):
+        return to_polars(source)
+    text = str(source)
+    if text.startswith("sample:"):
+        from starmin.datasets import load
+
+        return load(text.removeprefix("sample:"))
+    path = Path(text)
+    if not path.exists():
+        raise InvalidInput(f"input file {path} does not exist: check the path")
+    if path.suffix.lower() in (".parquet", ".pq"):
+        return pl.read_parquet(path)
+    sep = separator or sniff_separator(path)
+    try:
+        return pl.read_csv(path, separator=sep, infer_schema_length=100_000,
+                           null_values=[""], try_parse_dates=False)
+    except pl.exceptions.PolarsError as exc:
+        raise InvalidInput(f"cannot read {path} as CSV with separator {sep!r}: {exc}") from exc
+
+
+def to_polars(table: Any) -> pl.DataFrame:
+    """Convert a pandas / pyarrow / polars table at the boundary."""
+    if isinstance(table, pl.DataFrame):
+        return table
+    if isinstance(table, pl.LazyFrame):
+        return table.collect()
+    mod = type(table).__module__
+    if mod.startswith("pandas"):
+        return pl.from_pandas(table)
+    if mod.startswith("pyarrow"):
+        out = pl.from_arrow(table)
+        if isinstance(out, pl.DataFrame):
+            return out
+    raise InvalidInput(
+        f"cannot read a {type(table).__name__}: give a path, a polars, pandas or pyarrow table"
+    )
+
+
+def _atomic(path: Path, write: Callable[[Path], None]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        write(Path(tmp))
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_table(table: pl.DataFrame, path: str | os.PathLike[str], separator: str = ",") -> None:
+    """Write CSV or Parquet (by suffix) atomically."""
+    p = Path(path)
+    if p.suffix.lower() in (".parquet", ".pq"):
+        _atomic(p, lambda t: table.write_parquet(t))
+    else:
+        _atomic(p, lambda t: table.write_csv(t, separator=separator))
+
+
+def write_json(obj: Any, path: str | os.PathLike[str]) -> None:
+    """Write JSON atomically."""
+    _atomic(Path(path), lambda t: t.write_text(json.dumps(obj, indent=2, default=str) + "\n"))

@@ -1,0 +1,1 @@
+"""The report record of a release and its renderers."""
