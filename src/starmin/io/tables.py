@@ -7,6 +7,7 @@ file in the target folder and renamed into place, so a failed run leaves nothing
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import tempfile
@@ -53,11 +54,24 @@ def read_table(source: Any, separator: str | None = None) -> pl.DataFrame:
     if path.suffix.lower() in (".parquet", ".pq"):
         return pl.read_parquet(path)
     sep = separator or sniff_separator(path)
+    _check_header(path, sep)
     try:
         return pl.read_csv(path, separator=sep, infer_schema_length=100_000,
                            null_values=[""], try_parse_dates=False)
     except pl.exceptions.PolarsError as exc:
         raise InvalidInput(f"cannot read {path} as CSV with separator {sep!r}: {exc}") from exc
+
+
+def _check_header(path: Path, sep: str) -> None:
+    with open(path, encoding="utf-8", errors="replace", newline="") as fh:
+        header = next(csv.reader(fh, delimiter=sep), [])
+    seen: set[str] = set()
+    for name in header:
+        if name in seen:
+            raise InvalidInput(
+                f"{path} has two columns named {name!r}: rename one so every column is unique"
+            )
+        seen.add(name)
 
 
 def to_polars(table: Any) -> pl.DataFrame:

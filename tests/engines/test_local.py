@@ -1,0 +1,171 @@
+"""The local engine: aggregation, missing values, plan application, atomic output."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+
+from starmin.data import Schema
+from starmin.engines.local import LocalEngine
+from starmin.errors import InvalidInput
+from starmin.io.tables import read_table, sniff_separator, write_table
+from starmin.transform.plan import STAR, Guarantee, ReleasePlan
+
+G = Guarantee("heuristic", "test plan")
+
+
+def table() -> pl.DataFrame:
+    return pl.DataFrame({
+        "id": [1, 2, 3, 4, 5, 6, 7],
+        "age": [30, 30, 41, None, 30, 41, None],
+        "zip": ["a", "a", "b", "b", None, "b", "b"],
+        "dis": ["flu", "hiv", "flu", None, "flu", "flu", None],
+        "note": list("ABCDEFG"),
+    })
+
+
+def encode(df: pl.DataFrame | None = None):
+    return LocalEngine().to_row_types(
+        table() if df is None else df, Schema.of("age,zip", "dis", identifiers="id"))
+
+
+def test_row_types_match_group_by_and_keep_missing_values() -> None:
+    enc = encode()
+    rt = enc.row_types
+    assert rt.n == 7 and rt.m == 2
+    # decoded row types with their counts equal polars' own group-by (nulls are a value)
+    got = {}
+    for i in range(rt.t_in):
+        vec = tuple(rt.domains[j][rt.codes[i, j]] for j in range(rt.m))
+        got[vec] = int(rt.sizes[i])
+    want = {(r["age"], r["zip"]): r["len"]
+            for r in table().group_by(["age", "zip"]).len().iter_rows(named=True)}
+    assert got == want
+    assert rt.domains[0][-1] is None and rt.sensitive_domains[0][-1] is None
+    assert int(rt.counts.sum(axis=0)[len(rt.sensitive_domains[0]) - 1]) == 2  # two missing SAs
+
+
+def test_codes_follow_natural_order() -> None:
+    rt = encode().row_types
+    assert list(rt.domains[0]) == [30, 41, None]
+    assert list(rt.domains[1]) == ["a", "b", None]
+
+
+def suppress_all_plan(rt) -> ReleasePlan:
+    ti, ki = np.nonzero(rt.counts)
+    outputs = np.full((1, rt.m), STAR, dtype=np.int32)
+    return ReleasePlan(outputs, np.zeros(len(ti)), ti, ki, rt.counts[ti, ki], "all-stars", G)
+
+
+def identity_plan(rt) -> ReleasePlan:
+    ti, ki = np.nonzero(rt.counts)
+    return ReleasePlan(rt.codes, ti, ti, ki, rt.counts[ti, ki], "identity", G)
+
+
+def test_identity_plan_reproduces_qi_values_and_order() -> None:
+    enc = encode()
+    out = LocalEngine().apply_plan(enc, identity_plan(enc.row_types))
+    assert "id" not in out.columns
+    assert out["note"].to_list() == list("ABCDEFG")
+    assert out["age"].to_list() == ["30", "30", "41", None, "30", "41", None]
+    assert out["zip"].to_list() == table()["zip"].to_list()
+    assert out["dis"].to_list() == table()["dis"].to_list()
+
+
+def test_split_plan_is_deterministic_per_seed_and_respects_counts() -> None:
+    df = pl.DataFrame({"q": [1] * 50 + [2] * 50, "s": ["x", "y"] * 50, "r": range(100)})
+    enc = LocalEngine().to_row_types(df, Schema.of("q", "s"))
+    rt = enc.row_types
+    # half of every (type, key) class is suppressed, half kept
+    ti, ki = np.nonzero(rt.counts)
+    c = rt.counts[ti, ki]
+    outputs = np.vstack([rt.codes, np.full((1, 1), STAR)])
+    plan = ReleasePlan(outputs, np.concatenate([ti, np.full(len(ti), rt.t_in)]),
+                       np.concatenate([ti, ti]), np.concatenate([ki, ki]),
+                       np.concatenate([c - c // 2, c // 2]), "split", G)
+    a = LocalEngine().apply_plan(enc, plan, seed=1)
+    b = LocalEngine().apply_plan(enc, plan, seed=1)
+    other = LocalEngine().apply_plan(enc, plan, seed=2)
+    assert a.equals(b)
+    assert not a.equals(other)
+    assert a.filter(pl.col("q") == "*").height == 4 * 12
+    assert a.group_by(["q", "s"]).len().sort(["q", "s"])["len"].to_list() == [
+        24, 24, 13, 13, 13, 13]
+    assert a["r"].to_list() == list(range(100))
+
+
+def test_all_stars_plan() -> None:
+    enc = encode()
+    out = LocalEngine().apply_plan(enc, suppress_all_plan(enc.row_types))
+    assert set(out["age"].to_list()) == {"*"} and set(out["zip"].to_list()) == {"*"}
+
+
+def test_bad_plan_is_refused() -> None:
+    enc = encode()
+    rt = enc.row_types
+    ti, ki = np.nonzero(rt.counts)
+    wrong = ReleasePlan(rt.codes[::-1], ti, ti, ki, rt.counts[ti, ki], "wrong", G)
+    with pytest.raises(ValueError, match="generalize"):
+        LocalEngine().apply_plan(enc, wrong)
+    short = ReleasePlan(rt.codes, ti[1:], ti[1:], ki[1:], rt.counts[ti, ki][1:], "short", G)
+    with pytest.raises(ValueError, match="exactly once"):
+        LocalEngine().apply_plan(enc, short)
+
+
+@pytest.mark.parametrize(
+    ("df", "schema", "match"),
+    [
+        (table(), Schema.of("age,nope", "dis"), "unknown column 'nope'"),
+        (table().head(0), Schema.of("age", "dis"), "no rows"),
+        (table().with_columns(pl.lit("*").alias("zip")), Schema.of("zip", "dis"), "'\\*'"),
+    ],
+)
+def test_bad_tables(df: pl.DataFrame, schema: Schema, match: str) -> None:
+    with pytest.raises(InvalidInput, match=match):
+        LocalEngine().to_row_types(df, schema)
+
+
+@pytest.mark.parametrize(("qi", "sens", "match"), [
+    ("age,age", None, "twice"), ("age", "age", "as quasi-identifier and as sensitive"),
+    ("", None, "no quasi-identifier")])
+def test_bad_schemas(qi: str, sens: str | None, match: str) -> None:
+    with pytest.raises(InvalidInput, match=match):
+        Schema.of(qi, sens)
+
+
+def test_csv_separator_sniffing_and_duplicate_header(tmp_path: Path) -> None:
+    p = tmp_path / "t.csv"
+    p.write_text("a;b;c\r\n1;x,y;3\r\n4;z;6\r\n")
+    assert sniff_separator(p) == ";"
+    assert read_table(p).columns == ["a", "b", "c"]
+    d = tmp_path / "d.csv"
+    d.write_text("a,b,a\n1,2,3\n")
+    with pytest.raises(InvalidInput, match="two columns named 'a'"):
+        read_table(d)
+    with pytest.raises(InvalidInput, match="does not exist"):
+        read_table(tmp_path / "missing.csv")
+
+
+def test_atomic_write_leaves_nothing_on_failure(tmp_path: Path) -> None:
+    class Boom(pl.DataFrame):
+        def write_csv(self, *a, **k):  # type: ignore[override]
+            raise RuntimeError("disk full")
+
+    target = tmp_path / "out.csv"
+    with pytest.raises(RuntimeError):
+        write_table(Boom({"a": [1]}), target)
+    assert list(tmp_path.iterdir()) == []
+    write_table(pl.DataFrame({"a": [1]}), target)
+    assert target.read_text() == "a\n1\n"
+
+
+def test_pandas_and_arrow_inputs_convert() -> None:
+    pd = pytest.importorskip("pandas")  # test extra; always installed by the test command
+    pa = pytest.importorskip("pyarrow")
+    df = table()
+    for src in (df.to_pandas(), df.to_arrow()):
+        assert read_table(src).shape == df.shape
+    assert isinstance(pd, object) and isinstance(pa, object)
