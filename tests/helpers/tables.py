@@ -1,0 +1,83 @@
+"""Small random tables for oracle and property tests, and table transformations.
+
+API (all deterministic given ``seed``):
+
+- :func:`random_table` -- a random :class:`RowTypes` with few QI values so row types repeat,
+  optionally with one sensitive column.
+- :func:`from_rows` -- a :class:`RowTypes` from literal rows (lists of ints), e.g. paper tables.
+- :func:`expanded` -- the same table with one row type per *row* (duplicate QI vectors kept
+  apart, every count 1): a deliberately non-canonical ``RowTypes`` to check that weights
+  behave like repeated rows.
+- :func:`permuted` -- the same table with its row types, QI columns and QI value codes
+  permuted at random; every cost is invariant under it.
+- :func:`satisfies` -- every released class of a plan satisfies a model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from starmin.data.rowtypes import RowTypes
+from starmin.models.apply import holds
+from starmin.models.base import PrivacyModel
+from starmin.transform.plan import ReleasePlan
+
+
+def random_table(seed: int, n: int, m: int = 3, values: int | Sequence[int] = 2,
+                 s: int | None = None) -> RowTypes:
+    """``n`` rows, ``m`` QI columns with ``values`` distinct codes each (an int or one per
+    column), and, when ``s`` is given, one sensitive column with codes ``0..s-1``.
+
+    Every sensitive code ``0..s-1`` is present when ``n >= s`` (so the keys are exactly the
+    codes); QI codes may skip values."""
+    rng = np.random.default_rng(seed)
+    card = [values] * m if isinstance(values, int) else list(values)
+    X = np.stack([rng.integers(0, v, size=n) for v in card], axis=1) if m else np.zeros((n, 0))
+    if s is None:
+        return RowTypes.from_arrays(X)
+    sa = rng.integers(0, s, size=n)
+    if n >= s:
+        sa[:s] = rng.permutation(s)
+    return RowTypes.from_arrays(X, sa)
+
+
+def from_rows(qi_rows: Sequence[Sequence[int]], sa: Sequence[int] | None = None,
+              qi: Sequence[str] | None = None) -> RowTypes:
+    """A table given literally, one list of QI codes per row (plus sensitive codes)."""
+    X = np.asarray(qi_rows, dtype=np.int64)
+    return RowTypes.from_arrays(X, None if sa is None else np.asarray(sa), qi=qi)
+
+
+def expanded(rt: RowTypes) -> RowTypes:
+    """One row type per row of ``rt`` (equal QI vectors repeated, each with count 1)."""
+    ti, ki, codes = rt.expand()
+    counts = np.zeros((len(ti), rt.s), dtype=np.int64)
+    counts[np.arange(len(ti)), ki] = 1
+    return RowTypes(rt.qi, codes, counts, rt.domains, rt.sensitive, rt.keys,
+                    rt.sensitive_domains)
+
+
+def permuted(rt: RowTypes, seed: int) -> RowTypes:
+    """``rt`` with row types, QI columns and each column's value codes permuted."""
+    rng = np.random.default_rng(seed)
+    rows = rng.permutation(rt.t_in)
+    cols = rng.permutation(rt.m)
+    codes = rt.codes[rows][:, cols].copy()
+    domains = []
+    for j, c in enumerate(cols):
+        k = len(rt.domains[c])
+        relabel = rng.permutation(k)
+        codes[:, j] = relabel[codes[:, j]]
+        dom: list[object] = [None] * k
+        for old, new in enumerate(relabel):
+            dom[new] = rt.domains[c][old]
+        domains.append(tuple(dom))
+    return RowTypes(tuple(rt.qi[c] for c in cols), codes, rt.counts[rows], tuple(domains),
+                    rt.sensitive, rt.keys, rt.sensitive_domains)
+
+
+def satisfies(plan: ReleasePlan, rt: RowTypes, model: PrivacyModel) -> bool:
+    """Every released class (output vector) of ``plan`` satisfies ``model`` on ``rt``."""
+    return bool(holds(model, rt, plan.class_key_counts(rt.s)).all())
