@@ -1,0 +1,105 @@
+"""Unit tests of the m-approximation (src/starmin/algorithms/approx/m_approx.py).
+
+Each case of Liang & Yuan's proof of Theorem 10 (Sec. 5) is hit by a constructed instance."""
+
+from __future__ import annotations
+
+import pytest
+
+from starmin.algorithms.approx import m_approx
+from starmin.algorithms.exact import brute_force
+from starmin.errors import Infeasible, InvalidInput
+from starmin.models import KAnonymity
+from starmin.transform.plan import STAR, ReleasePlan
+from tests.helpers.tables import expanded, from_rows, satisfies
+
+
+def _solve(rows: list[list[int]], k: int) -> tuple[ReleasePlan, int]:
+    rt = from_rows(rows)
+    plan = m_approx.solve(rt, KAnonymity(k))
+    plan.validate(rt)
+    assert satisfies(plan, rt, KAnonymity(k))
+    opt = brute_force.solve(rt, KAnonymity(k)).stars
+    assert plan.lower_bound is not None
+    assert plan.lower_bound <= opt <= plan.stars <= rt.m * opt
+    return plan, opt
+
+
+def test_registered_entry() -> None:
+    a = m_approx.ALGORITHM
+    assert a.name == "m-approx"
+    assert a.guarantee.kind == "ratio"
+    assert "Thm 10" in a.guarantee.reference
+
+
+def test_case0_all_classes_large_is_free() -> None:
+    plan, _ = _solve([[0, 0]] * 3 + [[1, 1]] * 3, 3)
+    assert plan.certificate["case"] == 0
+    assert plan.stars == 0 == plan.lower_bound
+
+
+def test_case1_small_classes_merged() -> None:
+    # (0,1) x1 and (1,1) x2 are small (< 3) and hold 3 >= k rows: merged as (*,1)
+    plan, opt = _solve([[0, 0]] * 4 + [[0, 1]] + [[1, 1]] * 2, 3)
+    assert plan.certificate["case"] == 1
+    assert plan.lower_bound == 3
+    assert plan.stars == 3 == opt
+    assert sorted(plan.outputs.tolist()) == [[STAR, 1], [0, 0]]
+    assert plan.guarantee.ratio == 2.0
+
+
+def test_case2_rows_borrowed_from_a_big_class() -> None:
+    # (1,1) x1 is small; (0,0) x6 has surplus 3 >= 2: it lends 2 rows and keeps 4
+    plan, opt = _solve([[0, 0]] * 6 + [[1, 1]], 3)
+    assert plan.certificate["case"] == 2
+    assert plan.lower_bound == 3  # OPT >= k
+    assert plan.stars == 3 * 2 == opt
+    assert sorted(plan.class_sizes.tolist()) == [3, 4]
+
+
+def test_case2_donor_adding_fewest_stars_is_chosen() -> None:
+    # small (1,1) x1; donors (0,0) x6 (adds 2 star columns) and (1,0) x6 (adds 1)
+    plan, _ = _solve([[0, 0]] * 6 + [[1, 0]] * 6 + [[1, 1]], 3)
+    assert plan.certificate["case"] == 2
+    assert plan.stars == 3
+    assert [1, STAR] in plan.outputs.tolist()
+
+
+def test_case3_smallest_big_class_merged() -> None:
+    # (1,1) x1 small; (0,0) x3 has no surplus: the whole table is one group
+    plan, opt = _solve([[0, 0]] * 3 + [[1, 1]], 3)
+    assert plan.certificate["case"] == 3
+    assert plan.lower_bound == 1 + 3
+    assert plan.stars == 4 * 2 == opt
+
+
+def test_case3_tie_broken_by_fewest_added_columns() -> None:
+    plan, _ = _solve([[0, 0]] * 3 + [[1, 0]] * 3 + [[1, 1]], 3)
+    assert plan.certificate["case"] == 3
+    assert plan.stars == 4  # (1,1) joins (1,0) as (1,*)
+
+
+def test_only_k_anonymity_is_supported() -> None:
+    class Other:
+        name = "other"
+        uses_sensitive = True
+
+    rt = from_rows([[0], [1]])
+    reason = m_approx.supports(Other(), rt)  # type: ignore[arg-type]
+    assert reason is not None and "k-anonymity only" in reason
+    assert m_approx.supports(KAnonymity(2), rt) is None
+    with pytest.raises(InvalidInput):
+        m_approx.solve(rt, Other())  # type: ignore[arg-type]
+
+
+def test_infeasible_when_k_exceeds_n() -> None:
+    with pytest.raises(Infeasible):
+        m_approx.solve(from_rows([[0], [1]]), KAnonymity(3))
+
+
+def test_duplicate_row_types_are_one_class() -> None:
+    rt = from_rows([[0, 0]] * 6 + [[1, 0]] * 6 + [[1, 1]])
+    a = m_approx.solve(rt, KAnonymity(3))
+    b = m_approx.solve(expanded(rt), KAnonymity(3))
+    assert a.certificate["case"] == b.certificate["case"] == 2
+    assert a.stars == b.stars
