@@ -1,4 +1,4 @@
-"""An independent naive optimum: enumerate every set partition of the rows (n <= 9).
+"""An independent naive optimum: enumerate every set partition of the rows (n <= 10).
 
 It shares nothing with the brute-force DP but the model's own judgement
 (:func:`starmin.models.apply.holds`): rows are expanded one by one, all set partitions are
@@ -17,7 +17,7 @@ from starmin.data.rowtypes import RowTypes
 from starmin.models.apply import holds
 from starmin.models.base import PrivacyModel
 
-MAX_ROWS = 9
+MAX_ROWS = 10
 
 
 def set_partitions(n: int) -> Iterator[list[int]]:
