@@ -8,8 +8,8 @@ API (all deterministic given ``seed``):
 - :func:`expanded` -- the same table with one row type per *row* (duplicate QI vectors kept
   apart, every count 1): a deliberately non-canonical ``RowTypes`` to check that weights
   behave like repeated rows.
-- :func:`permuted` -- the same table with its row types, QI columns and QI value codes
-  permuted at random; every cost is invariant under it.
+- :func:`permuted` -- the same table with its row types (and optionally QI columns and QI
+  value codes) permuted at random; the optimum is invariant under it.
 - :func:`satisfies` -- every released class of a plan satisfies a model.
 """
 
@@ -34,7 +34,8 @@ def random_table(seed: int, n: int, m: int = 3, values: int | Sequence[int] = 2,
     codes); QI codes may skip values."""
     rng = np.random.default_rng(seed)
     card = [values] * m if isinstance(values, int) else list(values)
-    X = np.stack([rng.integers(0, v, size=n) for v in card], axis=1) if m else np.zeros((n, 0))
+    X = (np.stack([rng.integers(0, v, size=n) for v in card], axis=1) if m
+         else np.zeros((n, 0), dtype=np.int64))
     if s is None:
         return RowTypes.from_arrays(X)
     sa = rng.integers(0, s, size=n)
@@ -59,16 +60,17 @@ def expanded(rt: RowTypes) -> RowTypes:
                     rt.sensitive_domains)
 
 
-def permuted(rt: RowTypes, seed: int) -> RowTypes:
-    """``rt`` with row types, QI columns and each column's value codes permuted."""
+def permuted(rt: RowTypes, seed: int, *, columns: bool = True, values: bool = True) -> RowTypes:
+    """``rt`` with its row types permuted, and (by default) its QI columns and each column's
+    value codes too. The result is non-canonical (codes no longer follow the value order)."""
     rng = np.random.default_rng(seed)
     rows = rng.permutation(rt.t_in)
-    cols = rng.permutation(rt.m)
+    cols = rng.permutation(rt.m) if columns else np.arange(rt.m)
     codes = rt.codes[rows][:, cols].copy()
     domains = []
     for j, c in enumerate(cols):
         k = len(rt.domains[c])
-        relabel = rng.permutation(k)
+        relabel = rng.permutation(k) if values else np.arange(k)
         codes[:, j] = relabel[codes[:, j]]
         dom: list[object] = [None] * k
         for old, new in enumerate(relabel):
