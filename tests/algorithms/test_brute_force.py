@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pytest
+from numpy.typing import NDArray
 
 from starmin.algorithms.exact import brute_force
-from starmin.errors import Infeasible, SolverLimit
-from starmin.models import KAnonymity
+from starmin.errors import Infeasible, SolverLimit, StarminError
+from starmin.models import Evaluation, KAnonymity
 from starmin.transform.plan import STAR
 from tests.helpers.tables import from_rows, random_table, satisfies
 
@@ -82,3 +85,28 @@ def test_sensitive_keys_are_kept_in_the_plan() -> None:
     plan = brute_force.solve(rt, KAnonymity(3))
     plan.validate(rt)  # every (row type, key) count is released exactly once
     assert np.array_equal(plan.class_key_counts(rt.s).sum(axis=0), rt.counts.sum(axis=0))
+
+
+class _PairsOfTwoValues:
+    """Exactly 2 rows with 2 distinct sensitive values: not closed under union, so the brute
+    force must refuse rather than return a release that fails the model."""
+
+    name = "pairs-of-two-values"
+    uses_sensitive = True
+
+    def evaluate(self, hist: NDArray[np.int64], overall: NDArray[np.int64],
+                 values: Sequence[object]) -> Evaluation:
+        h = np.asarray(hist)
+        ok = (h.sum(axis=1) == 2) & ((h > 0).sum(axis=1) == 2)
+        return Evaluation(ok, h.sum(axis=1).astype(np.float64), "class size", True)
+
+    def check_feasible(self, overall: NDArray[np.int64], values: Sequence[object]) -> None:
+        return None
+
+
+def test_model_not_closed_under_union_is_reported() -> None:
+    # the only feasible partition is {(0,0),(0,1)}, {(0,0),(0,2)}: both release (0, *), one
+    # class of 4 rows that fails the model
+    rt = from_rows([[0, 0], [0, 0], [0, 1], [0, 2]], sa=[0, 0, 1, 1])
+    with pytest.raises(StarminError, match="not closed under union"):
+        brute_force.solve(rt, _PairsOfTwoValues())

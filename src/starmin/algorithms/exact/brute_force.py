@@ -13,8 +13,9 @@ class. Every model here (k-anonymity, the l-diversity variants, t-closeness, p-s
 k-anonymity and their conjunction) is closed under union of classes -- class size and the number
 of distinct values only grow, the largest share and the EMD to the table are convex in the
 mixture, entropy is concave -- so the merged class is still feasible and the cost is unchanged.
-Both optima are therefore equal, and it suffices to search partitions. (The solver re-checks the
-merged classes and raises if a model ever violates this.)
+Both optima are therefore equal, and it suffices to search partitions. A model that is not closed
+under union is outside the solver's scope: it re-checks the merged classes and raises
+``StarminError`` when it notices (it may also report such an instance infeasible).
 
 The search. Rows of the same (row type, sensitive key) are interchangeable, so a sub-table is a
 count vector ``c' <= c`` over the ``d`` non-empty (row type, key) cells (over row types only for
