@@ -118,7 +118,10 @@ def _group_tables(model: PrivacyModel, rt: RowTypes, cell_t: NDArray[np.int64],
     else:  # only the size matters: put it on key 0
         key_counts = np.zeros((S, rt.s), dtype=np.int64)
         key_counts[:, 0] = size
-    feasible = holds(model, rt, key_counts) & (size > 0)
+    # judge each distinct key-count vector once (many groups share one; an LP-based model
+    # then solves a few hundred problems instead of S)
+    uniq, inv = np.unique(key_counts, axis=0, return_inverse=True)
+    feasible = holds(model, rt, uniq)[np.asarray(inv).reshape(-1)] & (size > 0)
     # number of non-constant QI columns among the row types present in each group
     present = (G > 0).astype(np.int64)
     nonconst = np.zeros(S, dtype=np.int64)
