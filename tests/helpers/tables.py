@@ -10,6 +10,7 @@ API (all deterministic given ``seed``):
   behave like repeated rows.
 - :func:`permuted` -- the same table with its row types (and optionally QI columns and QI
   value codes) permuted at random; the optimum is invariant under it.
+- :func:`two_sensitive_table` -- a random table with two sensitive columns (keys = pairs).
 - :func:`satisfies` -- every released class of a plan satisfies a model.
 """
 
@@ -83,3 +84,19 @@ def permuted(rt: RowTypes, seed: int, *, columns: bool = True, values: bool = Tr
 def satisfies(plan: ReleasePlan, rt: RowTypes, model: PrivacyModel) -> bool:
     """Every released class (output vector) of ``plan`` satisfies ``model`` on ``rt``."""
     return bool(holds(model, rt, plan.class_key_counts(rt.s)).all())
+
+
+def two_sensitive_table(seed: int, n: int, m: int = 2, values: int = 2,
+                        s: tuple[int, int] = (2, 3)) -> RowTypes:
+    """``n`` rows with two sensitive columns ``A`` (codes ``0..s[0]-1``) and ``B``; the keys
+    are the distinct (A, B) combinations present."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, values, size=(n, m))
+    AB = np.stack([rng.integers(0, s[0], size=n), rng.integers(0, s[1], size=n)], axis=1)
+    keys, key_of = np.unique(AB, axis=0, return_inverse=True)
+    types, type_of = np.unique(X, axis=0, return_inverse=True)
+    counts = np.zeros((len(types), len(keys)), dtype=np.int64)
+    np.add.at(counts, (np.asarray(type_of).reshape(-1), np.asarray(key_of).reshape(-1)), 1)
+    domains = tuple(tuple(range(values)) for _ in range(m))
+    return RowTypes(tuple(f"q{c}" for c in range(m)), types.astype(np.int32), counts, domains,
+                    ("A", "B"), keys.astype(np.int32), (tuple(range(s[0])), tuple(range(s[1]))))
