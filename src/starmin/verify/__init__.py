@@ -1,0 +1,10 @@
+"""The independent verifier: checks privacy models on a released table.
+
+It imports only :mod:`starmin.data`, :mod:`starmin.models` and :mod:`starmin.errors` (plus
+polars and numpy) and never reads a release plan, so it is a second opinion on every algorithm.
+"""
+
+from starmin.verify.report import ModelCheck, SizeSummary, VerificationReport, ViolatingClass
+from starmin.verify.verifier import verify
+
+__all__ = ["ModelCheck", "SizeSummary", "VerificationReport", "ViolatingClass", "verify"]

@@ -1,0 +1,142 @@
+"""Equivalence classes of a released table and their sensitive histograms.
+
+One polars ``group_by`` over the released QI columns gives every class (a ``*`` is an ordinary
+value, null a value of its own), its size and, per sensitive column, the list of its rows'
+sensitive codes; numpy then counts codes per class. Classes are processed in chunks so the
+dense ``(classes, |S|)`` matrices stay small.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+from numpy.typing import NDArray
+
+CHUNK_CELLS = 1 << 23
+"""Largest dense histogram built at once (classes x |S| entries)."""
+
+
+@dataclass(frozen=True, eq=False)
+class Sensitive:
+    """One sensitive column, encoded: ``values[code]``; ``flat`` holds every row's code,
+    grouped class after class (``offsets[i]:offsets[i + 1]`` for class ``i``)."""
+
+    name: str
+    values: tuple[object, ...]
+    flat: NDArray[np.int64]
+
+    @property
+    def s(self) -> int:
+        return len(self.values)
+
+
+@dataclass(frozen=True, eq=False)
+class Classes:
+    """The released classes: ``keys`` (one row of QI values per class), ``sizes``,
+    ``offsets`` into each sensitive column's ``flat`` codes."""
+
+    keys: pl.DataFrame
+    sizes: NDArray[np.int64]
+    offsets: NDArray[np.int64]
+    sensitive: tuple[Sensitive, ...]
+
+    @property
+    def g(self) -> int:
+        return int(self.sizes.shape[0])
+
+    def chunks(self, a: int) -> Iterator[tuple[int, int, NDArray[np.int64]]]:
+        """``(start, stop, hist)`` with ``hist`` the ``(stop - start, |S_a|)`` counts of
+        sensitive column ``a`` for classes ``start:stop``."""
+        col = self.sensitive[a]
+        s = max(col.s, 1)
+        step = max(1, CHUNK_CELLS // s)
+        for start in range(0, self.g, step):
+            stop = min(self.g, start + step)
+            lo, hi = int(self.offsets[start]), int(self.offsets[stop])
+            cls = np.repeat(np.arange(stop - start, dtype=np.int64), self.sizes[start:stop])
+            key = cls * s + col.flat[lo:hi]
+            hist = np.bincount(key, minlength=(stop - start) * s).reshape(stop - start, s)
+            yield start, stop, hist.astype(np.int64, copy=False)
+
+    def overall(self, a: int) -> NDArray[np.int64]:
+        """The whole table's ``(|S_a|,)`` counts."""
+        col = self.sensitive[a]
+        return np.bincount(col.flat, minlength=col.s).astype(np.int64)
+
+
+def _natural(values: list[object]) -> list[object]:
+    present = [v for v in values if v is not None]
+    try:
+        present.sort()
+    except TypeError:
+        present.sort(key=lambda v: (type(v).__name__, str(v)))
+    return present + ([None] if len(present) < len(values) else [])
+
+
+def encode(col: pl.Series) -> tuple[tuple[object, ...], pl.Series]:
+    """Dense codes of a column: ``values`` in natural order (missing last) and a UInt32
+    series of codes, ``values[code]`` being each row's value."""
+    if col.dtype.is_numeric():
+        return _encode_numeric(col)
+    text = col if col.dtype in (pl.String, pl.Categorical) else col.cast(pl.String)
+    phys = text.cast(pl.Categorical).to_physical()
+    top = phys.max()
+    fill = int(top) + 1 if isinstance(top, int) else 0  # the missing value's id
+    ids = phys.fill_null(fill).to_numpy().astype(np.int64, copy=False)
+    first = np.full(int(ids.max()) + 1, -1, dtype=np.int64)
+    first[ids[::-1]] = np.arange(len(ids) - 1, -1, -1, dtype=np.int64)
+    present = np.flatnonzero(first >= 0)
+    raw = text.gather(first[present]).to_list()
+    order = _natural(list(raw))
+    rank = {v: i for i, v in enumerate(order)}
+    lut = np.zeros(len(first), dtype=np.uint32)
+    lut[present] = [rank[v] for v in raw]
+    return tuple(order), pl.Series(col.name, lut[ids])
+
+
+def _encode_numeric(col: pl.Series) -> tuple[tuple[object, ...], pl.Series]:
+    valid = ~col.is_null().to_numpy()
+    arr = col.drop_nulls().to_numpy()
+    if arr.dtype.kind in "iu" and len(arr) and int(arr.max()) - int(arr.min()) < 4 * len(arr):
+        lo = int(arr.min())
+        present = np.bincount((arr - lo).astype(np.int64)) > 0
+        lut = np.cumsum(present) - 1
+        uniq = np.flatnonzero(present) + lo
+        inv = lut[(arr - lo).astype(np.int64)]
+    else:
+        uniq, inv = np.unique(arr, return_inverse=True)
+    codes = np.full(len(valid), len(uniq), dtype=np.uint32)
+    codes[valid] = np.asarray(inv).reshape(-1)
+    values: list[object] = [v.item() for v in uniq]
+    if not valid.all():
+        values.append(None)
+    return tuple(values), pl.Series(col.name, codes)
+
+
+def group(df: pl.DataFrame, qi: tuple[str, ...], sensitive: tuple[str, ...]) -> Classes:
+    """Group ``df`` by its released QI values (see module docstring)."""
+    taken = set(df.columns)
+    size_col = _fresh("__size", taken)
+    code_cols = [_fresh(f"__s{i}", taken) for i in range(len(sensitive))]
+    encoded = [encode(df[c]) for c in sensitive]
+    frame = df.select(qi).with_columns(
+        [codes.alias(name) for (_, codes), name in zip(encoded, code_cols, strict=True)])
+    grouped = frame.group_by(list(qi)).agg(pl.len().alias(size_col),
+                                           *[pl.col(c) for c in code_cols])
+    sizes = grouped[size_col].to_numpy().astype(np.int64)
+    offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    cols = tuple(
+        Sensitive(name, values, grouped[c].explode().to_numpy().astype(np.int64))
+        for name, (values, _), c in zip(sensitive, encoded, code_cols, strict=True))
+    return Classes(grouped.select(qi), sizes, offsets, cols)
+
+
+def _fresh(name: str, taken: set[str]) -> str:
+    while name in taken:
+        name = "_" + name
+    taken.add(name)
+    return name

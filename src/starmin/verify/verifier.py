@@ -1,0 +1,192 @@
+"""The independent verifier: check privacy models on a *released* table.
+
+Guarantee: exact. The verdict depends only on the released table and the models: classes are
+the groups of rows with equal released QI vectors (what an attacker sees; ``*`` is an ordinary
+value and a missing value is a value of its own), and each model's own exact test decides every
+class. Row order and row labels do not matter. The verifier never reads a release plan and
+imports no algorithm, transform or engine code (a test enforces this).
+
+Complexity: one hash group-by over the ``n`` rows on the ``m`` QI columns, plus
+O(n + classes x |S|) numpy work per sensitive column and model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from itertools import pairwise
+from typing import Any
+
+import numpy as np
+import polars as pl
+from numpy.typing import NDArray
+
+from starmin.errors import InvalidInput
+from starmin.models.base import Evaluation, PrivacyModel
+from starmin.models.combine import AllOf
+from starmin.verify._classes import Classes, group
+from starmin.verify._input import check_columns, names, to_frame
+from starmin.verify.report import ModelCheck, SizeSummary, VerificationReport, ViolatingClass
+
+EXAMPLES = 5
+"""Violating classes listed per check."""
+
+_BUCKETS = (1, 2, 5, 10, 20, 50, 100, 1000)
+
+
+def verify(
+    table: Any,
+    qi: str | Iterable[str],
+    sensitive: str | Iterable[str] | None,
+    models: PrivacyModel | Sequence[PrivacyModel],
+    *,
+    star: str = "*",
+) -> VerificationReport:
+    """Check every model on a released table.
+
+    Parameters
+    ----------
+    table : polars / pandas / pyarrow table, or the path of a CSV (separator ``;``, ``,`` or
+        tab, sniffed) or Parquet file.
+    qi : the quasi-identifier columns (a list or a comma-separated string).
+    sensitive : the sensitive columns (zero or more); every model that uses a sensitive
+        attribute is checked on each of them.
+    models : one model or several (an ``AllOf`` is checked part by part).
+    star : the suppression symbol, for the star counts (it is an ordinary value otherwise).
+
+    Raises :class:`~starmin.errors.InvalidInput` for an unknown column, an empty table, a
+    column both QI and sensitive, or a model that needs a sensitive column when none is given.
+    """
+    qi_t = names(qi, "quasi-identifier")
+    sa_t = names(sensitive, "sensitive")
+    flat = _flatten(models)
+    df = to_frame(table, sa_t)
+    check_columns(df, qi_t, sa_t)
+    needy = [m.name for m in flat if m.uses_sensitive]
+    if needy and not sa_t:
+        raise InvalidInput(f"{needy[0]} needs a sensitive column: pass sensitive=['COLUMN'] "
+                           "(on the command line: --sensitive COLUMN)")
+    classes = group(df, qi_t, sa_t)
+    checks: list[ModelCheck] = []
+    size_only = [m for m in flat if not m.uses_sensitive]
+    if size_only:
+        hist = classes.sizes[:, None]
+        overall = np.array([int(classes.sizes.sum())], dtype=np.int64)
+        for m in size_only:
+            ev = m.evaluate(hist, overall, ("*all*",))
+            checks.append(_check(m.name, None, ev.ok, ev.measure, ev, classes))
+    for a, col in enumerate(classes.sensitive):
+        checks.extend(_check_column(classes, a, col.name, [m for m in flat if m.uses_sensitive]))
+    order = {m.name: i for i, m in enumerate(flat)}
+    checks.sort(key=lambda c: order[c.name])  # models in the order given
+    stars, suppressed, full = _stars(classes, star)
+    return VerificationReport(
+        passed=all(c.passed for c in checks), n=int(classes.sizes.sum()), classes=classes.g,
+        qi=qi_t, sensitive=sa_t, star=star, stars=stars, suppressed_records=suppressed,
+        fully_suppressed_records=full, class_sizes=_summary(classes.sizes),
+        checks=tuple(checks))
+
+
+def _flatten(models: PrivacyModel | Sequence[PrivacyModel]) -> list[PrivacyModel]:
+    seq = [models] if isinstance(models, PrivacyModel) else list(models)
+    if not seq:
+        raise InvalidInput("no privacy model given: pass e.g. [KAnonymity(5)]")
+    out: list[PrivacyModel] = []
+    for m in seq:
+        if isinstance(m, AllOf):
+            out.extend(m.models)
+        elif isinstance(m, PrivacyModel):
+            out.append(m)
+        else:
+            raise InvalidInput(f"{m!r} is not a privacy model: pass models such as "
+                               "KAnonymity(5) or LDiversity(2)")
+    return out
+
+
+def _check_column(classes: Classes, a: int, name: str,
+                  models: list[PrivacyModel]) -> list[ModelCheck]:
+    """Evaluate every sensitive model on column ``a``, chunk by chunk."""
+    if not models:
+        return []
+    g = classes.g
+    overall = classes.overall(a)
+    values = classes.sensitive[a].values
+    ok = [np.ones(g, dtype=bool) for _ in models]
+    measure = [np.zeros(g, dtype=np.float64) for _ in models]
+    first: list[Evaluation | None] = [None] * len(models)
+    for start, stop, hist in classes.chunks(a):
+        for j, m in enumerate(models):
+            ev = m.evaluate(hist, overall, values)
+            ok[j][start:stop] = ev.ok
+            measure[j][start:stop] = ev.measure
+            first[j] = first[j] or ev
+    out = []
+    for j, m in enumerate(models):
+        ev0 = first[j]
+        assert ev0 is not None
+        out.append(_check(m.name, name, ok[j], measure[j], ev0, classes))
+    return out
+
+
+def _check(name: str, sensitive: str | None, ok: NDArray[np.bool_],
+           measure: NDArray[np.float64], ev: Evaluation, classes: Classes) -> ModelCheck:
+    ok = np.asarray(ok, dtype=bool)
+    measure = np.asarray(measure, dtype=np.float64)
+    bad = np.flatnonzero(~ok)
+    worst = None if len(measure) == 0 else float(
+        measure.min() if ev.higher_is_better else measure.max())
+    badness = -measure if ev.higher_is_better else measure
+    picked = _pick(bad, badness, classes.keys)
+    examples = tuple(
+        ViolatingClass(tuple(zip(classes.keys.columns, classes.keys.row(int(i)), strict=True)),
+                       int(classes.sizes[i]), float(measure[i]))
+        for i in picked)
+    return ModelCheck(name, sensitive, len(bad) == 0, worst, ev.measure_name,
+                      ev.higher_is_better, len(bad), int(classes.sizes[bad].sum()), examples)
+
+
+def _pick(bad: NDArray[np.int64], badness: NDArray[np.float64],
+          keys: pl.DataFrame) -> NDArray[np.int64]:
+    """The ``EXAMPLES`` worst violating classes; ties broken by a hash of the released QI
+    values, so the choice does not depend on row order."""
+    if len(bad) == 0:
+        return bad
+    b = np.nan_to_num(badness[bad], nan=np.inf)
+    if len(bad) > EXAMPLES:
+        threshold = -np.partition(-b, EXAMPLES - 1)[EXAMPLES - 1]
+        strict = bad[b > threshold]
+        ties = bad[b == threshold]
+        need = EXAMPLES - len(strict)
+        if len(ties) > need:
+            h = _hash(keys, ties)
+            ties = ties[np.argpartition(h, need - 1)[:need]] if need else ties[:0]
+        bad = np.concatenate([strict, ties])
+        b = np.nan_to_num(badness[bad], nan=np.inf)
+    order = np.lexsort((_hash(keys, bad), -b))
+    return bad[order]
+
+
+def _hash(keys: pl.DataFrame, idx: NDArray[np.int64]) -> NDArray[np.uint64]:
+    return keys[idx].hash_rows(seed=0).to_numpy()
+
+
+def _stars(classes: Classes, star: str) -> tuple[int, int, int]:
+    """Stars, rows with a star, rows with only stars (counted per class, times its size)."""
+    per_class = np.zeros(classes.g, dtype=np.int64)
+    for c in classes.keys.columns:
+        col = classes.keys[c]
+        if col.dtype in (pl.String, pl.Categorical) or isinstance(col.dtype, pl.Enum):
+            per_class += (col.cast(pl.String) == star).fill_null(False).to_numpy()
+    m = classes.keys.width
+    sizes = classes.sizes
+    return (int((per_class * sizes).sum()), int(sizes[per_class > 0].sum()),
+            int(sizes[per_class == m].sum()))
+
+
+def _summary(sizes: NDArray[np.int64]) -> SizeSummary:
+    edges = np.asarray(_BUCKETS, dtype=np.int64)
+    where = np.searchsorted(edges, sizes, side="right") - 1
+    counts = np.bincount(where, minlength=len(edges))
+    labels = [str(lo) if hi - lo == 1 else f"{lo}-{hi - 1}"
+              for lo, hi in pairwise(_BUCKETS)] + [f"{_BUCKETS[-1]}+"]
+    return SizeSummary(int(sizes.min()), float(np.median(sizes)), int(sizes.max()),
+                       tuple(zip(labels, (int(c) for c in counts), strict=True)))
