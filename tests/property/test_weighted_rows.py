@@ -8,6 +8,8 @@ must give the same optimum.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -15,7 +17,16 @@ from hypothesis import strategies as st
 from starmin.algorithms.approx import m_approx
 from starmin.algorithms.exact import brute_force
 from starmin.data.rowtypes import RowTypes
-from starmin.models import KAnonymity
+from starmin.errors import Infeasible
+from starmin.models import (
+    DistinctLDiversity,
+    KAnonymity,
+    LDiversity,
+    OrderedDistance,
+    PrivacyModel,
+    PSensitiveKAnonymity,
+    TCloseness,
+)
 from tests.helpers.naive import naive_optimum
 from tests.helpers.tables import expanded, permuted, satisfies
 
@@ -23,8 +34,10 @@ SETTINGS = settings(max_examples=60, deadline=None)
 
 
 @st.composite
-def weighted_tables(draw: st.DrawFn, max_rows: int = 10) -> tuple[RowTypes, int]:
-    """A table given as distinct-ish rows with weights (total <= max_rows), and a k."""
+def weighted_tables(draw: st.DrawFn, max_rows: int = 10,
+                    sensitive: bool | None = None) -> tuple[RowTypes, int]:
+    """A table given as distinct-ish rows with weights (total <= max_rows), and a k.
+    ``sensitive``: force (True) or forbid (False) a sensitive column with 3 values."""
     m = draw(st.integers(1, 3))
     t = draw(st.integers(1, 5))
     X = np.array(draw(st.lists(st.lists(st.integers(0, 2), min_size=m, max_size=m),
@@ -35,8 +48,9 @@ def weighted_tables(draw: st.DrawFn, max_rows: int = 10) -> tuple[RowTypes, int]
         if w.min() == 0:
             keep = w > 0
             X, w = X[keep], w[keep]
-    with_sa = draw(st.booleans())
-    S = np.array(draw(st.lists(st.integers(0, 1), min_size=len(w), max_size=len(w))))
+    with_sa = draw(st.booleans()) if sensitive is None else sensitive
+    top = 2 if sensitive else 1
+    S = np.array(draw(st.lists(st.integers(0, top), min_size=len(w), max_size=len(w))))
     rt = RowTypes.from_arrays(X, S if with_sa else None, weights=w)
     k = draw(st.integers(1, rt.n))
     return rt, k
@@ -104,3 +118,28 @@ def test_m_approx_invariant_under_permutation(case: tuple[RowTypes, int], seed: 
     assert (b.certificate["case"], b.lower_bound) == (a.certificate["case"], a.lower_bound)
     opt = brute_force.solve(rt, model).stars
     assert b.lower_bound is not None and b.lower_bound <= opt <= b.stars <= rt.m * opt
+
+
+SENSITIVE_MODELS = (LDiversity(2), DistinctLDiversity(2), TCloseness(0.3),
+                    TCloseness(Fraction(1, 5), OrderedDistance()), PSensitiveKAnonymity(2, 2))
+
+
+def _stars(rt: RowTypes, model: PrivacyModel) -> int | None:
+    try:
+        plan = brute_force.solve(rt, model)
+    except Infeasible:
+        return None
+    plan.validate(rt)
+    assert satisfies(plan, rt, model)
+    return plan.stars
+
+
+@SETTINGS
+@given(weighted_tables(sensitive=True), st.sampled_from(SENSITIVE_MODELS),
+       st.integers(0, 2**31 - 1))
+def test_sensitive_models_weights_and_order_do_not_matter(
+        case: tuple[RowTypes, int], model: PrivacyModel, seed: int) -> None:
+    rt, _ = case
+    stars = _stars(rt, model)
+    assert _stars(expanded(rt), model) == stars
+    assert _stars(permuted(expanded(rt), seed), model) == stars
