@@ -161,3 +161,17 @@ def test_conditional_sampler_matches_probabilities() -> None:
         freq = np.bincount(got[parent == p], minlength=3) / (parent == p).sum()
         assert np.allclose(freq, probs[p], atol=0.01)
         assert (freq[probs[p] == 0] == 0).all()  # impossible categories never drawn
+
+
+def test_conditional_sampler_is_exact_inverse_cdf() -> None:
+    rng = np.random.default_rng(1)
+    probs = rng.random((6, 9)) * (rng.random((6, 9)) > 0.3)
+    probs[:, 0] += 1e-9  # no all-zero row
+    cdf = np.cumsum(probs / probs.sum(axis=1, keepdims=True), axis=1)
+    parent = rng.integers(0, 6, 50_000)
+    # random points plus points exactly on CDF steps and on guide-cell edges
+    u = np.concatenate([rng.random(40_000), cdf[parent[40_000:45_000], 3],
+                        rng.integers(0, Conditional.GUIDE, 5000) / Conditional.GUIDE])
+    u = np.minimum(u, 1 - 1e-12)
+    expect = np.minimum((cdf[parent] <= u[:, None]).sum(axis=1), 8)
+    assert np.array_equal(Conditional(probs).sample(u, parent), expect)

@@ -42,10 +42,14 @@ def normalized(p: ArrayLike) -> FloatArray:
 class Conditional:
     """Draw a category ``j`` in ``0..K-1`` with probability ``probs[parent, j]``.
 
-    ``probs`` has shape ``(P, K)`` (any row scale). Row ``p``'s CDF is shifted by ``p`` and all
-    rows are concatenated into one increasing array, so ``searchsorted(flat, parent + u)``
-    finds the category of every row at once.
+    Inverse-CDF sampling: row ``u`` gets the number of CDF entries ``<= u``. ``probs`` has
+    shape ``(P, K)`` (any row scale). A guide table over :data:`GUIDE` equal cells of [0, 1)
+    answers every uniform whose cell holds no CDF step by one lookup; the rest (a fraction of
+    at most ``K / GUIDE``) use one ``searchsorted`` over all rows' CDFs, each shifted by its
+    parent index so that the concatenation is increasing.
     """
+
+    GUIDE = 2048
 
     def __init__(self, probs: ArrayLike) -> None:
         p = normalized(np.atleast_2d(np.asarray(probs, dtype=np.float64)))
@@ -53,16 +57,22 @@ class Conditional:
         cdf = np.cumsum(p, axis=1)
         cdf[:, -1] = 1.0
         self.flat = (cdf + np.arange(self.P)[:, None]).ravel()  # (P*K,) increasing
+        edges = np.arange(self.GUIDE + 1) / self.GUIDE
+        left = (cdf[:, None, :] <= edges[None, :-1, None]).sum(axis=2)   # (P, GUIDE)
+        right = (cdf[:, None, :] < edges[None, 1:, None]).sum(axis=2)
+        self.guide = np.where(left == right, left, -1).astype(np.int16)  # -1: cell has a step
 
     def sample(self, u: FloatArray, parent: NDArray[np.integer] | None = None) -> Codes:
         """``(n,)`` categories for uniforms ``u`` in [0, 1) and parent codes (default 0)."""
         u = np.minimum(u, 1.0 - 1e-12)
-        if parent is None:
-            idx = np.searchsorted(self.flat[: self.K], u, side="right")
-            return np.minimum(idx, self.K - 1).astype(np.int64)
-        par = parent.astype(np.int64)
-        idx = np.searchsorted(self.flat, par + u, side="right") - par * self.K
-        return np.minimum(idx, self.K - 1)
+        par = np.zeros(len(u), np.int64) if parent is None else parent.astype(np.int64)
+        out = self.guide[par, (u * self.GUIDE).astype(np.int64)].astype(np.int64)
+        hard = np.flatnonzero(out < 0)
+        if len(hard):
+            ph = par[hard]
+            idx = np.searchsorted(self.flat, ph + u[hard], side="right") - ph * self.K
+            out[hard] = np.minimum(idx, self.K - 1)
+        return out
 
 
 def check_n(n: int, seed: int) -> None:
