@@ -10,9 +10,9 @@ import pytest
 from starmin.algorithms.heuristic import hilbert
 from starmin.data.rowtypes import RowTypes
 from starmin.errors import Infeasible, InvalidInput
-from starmin.models import KAnonymity
+from starmin.models import KAnonymity, LDiversity
 from starmin.transform.plan import STAR, ReleasePlan
-from tests.algorithms.tp_support import LDiversity, l_eligible_table, optimum
+from tests.algorithms.tp_support import l_eligible_table, optimum
 from tests.helpers.tables import from_rows, satisfies
 
 

@@ -9,13 +9,13 @@ import pytest
 from numpy.typing import NDArray
 
 from starmin.algorithms.approx import tp, tp_phases
+from starmin.algorithms.exact import brute_force
 from starmin.data.rowtypes import RowTypes
 from starmin.errors import Infeasible, InvalidInput
-from starmin.models import KAnonymity
+from starmin.models import KAnonymity, LDiversity
 from starmin.models.apply import holds
 from starmin.transform.plan import STAR
 from tests.algorithms.tp_support import (
-    LDiversity,
     l_eligible_table,
     optimum,
     reference_phase_one,
@@ -235,6 +235,7 @@ def _oracle_cases() -> list[tuple[RowTypes, int]]:
 def test_within_the_paper_bounds_of_the_optimum(case: int) -> None:
     rt, l = _ORACLE[case]
     opt_stars, opt_tuples = optimum(rt, l)
+    assert brute_force.solve(rt, LDiversity(l)).stars == opt_stars
     phase, tuples, stars = _check(rt, l)
     plan = tp.solve(rt, LDiversity(l))
     assert plan.lower_bound is not None

@@ -1,7 +1,5 @@
 """Shared helpers of the TP / TP+ / Hilbert tests.
 
-- :data:`LDiversity`: ``starmin.models.LDiversity`` once it exists, else a minimal stand-in
-  with the same name and the frequency rule (every value at most 1/l of its class).
 - :func:`optimum`: an independent oracle for tiny tables (n <= 10 rows): a DP over subsets
   of rows giving both the fewest stars and the fewest suppressed tuples of any l-diverse
   generalization (Xiao et al. Problems 1 and 2).
@@ -11,46 +9,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-
 import numpy as np
 from numpy.typing import NDArray
 
-import starmin.models
 from starmin.data.rowtypes import RowTypes
-from starmin.errors import Infeasible
-from starmin.models.base import Evaluation
 from tests.helpers.tables import random_table
-
-
-@dataclass(frozen=True)
-class _StandInLDiversity:
-    """Frequency l-diversity (Xiao et al. Def. 2), until starmin.models.LDiversity lands."""
-
-    l: int
-
-    @property
-    def name(self) -> str:
-        return f"{self.l}-diversity"
-
-    @property
-    def uses_sensitive(self) -> bool:
-        return True
-
-    def evaluate(self, hist: NDArray[np.int64], overall: NDArray[np.int64],
-                 values: Sequence[object]) -> Evaluation:
-        hist = np.asarray(hist)
-        size, top = hist.sum(axis=1), hist.max(axis=1, initial=0)
-        return Evaluation(top * self.l <= size, size / np.maximum(top, 1), "l", True)
-
-    def check_feasible(self, overall: NDArray[np.int64], values: Sequence[object]) -> None:
-        if np.asarray(overall).max() * self.l > np.asarray(overall).sum():
-            raise Infeasible("not l-eligible")
-
-
-_StandInLDiversity.__name__ = "LDiversity"
-LDiversity = getattr(starmin.models, "LDiversity", _StandInLDiversity)
 
 
 def l_eligible_table(seed: int, n: int, l: int, m: int = 3, values: int = 2,

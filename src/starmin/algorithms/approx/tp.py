@@ -26,7 +26,6 @@ EDBT 2010: Def. 2 (l-eligible), Lemma 1 (feasibility), Lemma 2 (tuples to stars)
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 import numpy as np
@@ -35,6 +34,7 @@ from starmin.algorithms.approx import tp_phases
 from starmin.algorithms.base import Algorithm, Progress, silent
 from starmin.data.rowtypes import RowTypes
 from starmin.errors import Infeasible, InvalidInput
+from starmin.models import LDiversity
 from starmin.models.base import PrivacyModel
 from starmin.transform.plan import STAR, Guarantee, ReleasePlan
 
@@ -52,18 +52,9 @@ _TUPLE_BOUND = {
 }
 
 
-def l_parameter(model: PrivacyModel) -> int | float | None:
-    """``l`` of a frequency l-diversity model (``starmin.models.LDiversity``), else None."""
-    cls = getattr(importlib.import_module("starmin.models"), "LDiversity", None)
-    if cls is not None:
-        if not isinstance(model, cls):
-            return None
-    elif type(model).__name__ != "LDiversity":
-        return None
-    l = getattr(model, "l", None)
-    if isinstance(l, bool) or not isinstance(l, int | float | np.integer | np.floating):
-        return None
-    return int(l) if float(l) == int(l) else float(l)
+def l_parameter(model: PrivacyModel) -> int | None:
+    """``l`` of a frequency l-diversity model (:class:`starmin.models.LDiversity`), else None."""
+    return int(model.l) if isinstance(model, LDiversity) else None
 
 
 def support_reason(model: PrivacyModel, rt: RowTypes, method: str) -> str | None:
@@ -72,9 +63,6 @@ def support_reason(model: PrivacyModel, rt: RowTypes, method: str) -> str | None
     if l is None:
         return (f"{method} solves frequency l-diversity only (each sensitive value at most 1/l "
                 f"of its class), not {getattr(model, 'name', model)}: choose another method")
-    if not isinstance(l, int) or l < 1:
-        return (f"{method} needs a whole number l >= 1 (Xiao et al. Sec. 3), got l = {l}: "
-                f"round l up to {max(1, int(np.ceil(l)))}")
     if len(rt.sensitive) != 1:
         return (f"{method} needs exactly one sensitive column (Xiao et al. Sec. 3), the table "
                 f"has {len(rt.sensitive)}: name one sensitive column")
@@ -88,7 +76,7 @@ def require_l(model: PrivacyModel, rt: RowTypes, method: str) -> int:
     if reason is not None:
         raise InvalidInput(reason)
     l = l_parameter(model)
-    assert isinstance(l, int)
+    assert l is not None
     check_l_eligible(rt, l)
     return l
 
