@@ -103,3 +103,27 @@ def test_duplicate_row_types_are_one_class() -> None:
     b = m_approx.solve(expanded(rt), KAnonymity(3))
     assert a.certificate["case"] == b.certificate["case"] == 2
     assert a.stars == b.stars
+
+
+def test_case1_refinement_splits_small_classes_into_runs_of_k() -> None:
+    # eight small classes of one row, k = 2: the paper merges all eight (every column differs:
+    # 8 rows x 3 stars = 24); the refinement pairs lexicographic neighbours that differ in
+    # one column only: 4 pairs x 2 rows x 1 star = 8
+    rows = [[a, b, c] for a in (0, 1) for b in (0, 1) for c in (0, 1)]
+    rt = from_rows(rows)
+    paper = m_approx.solve(rt, KAnonymity(2), refine=False)
+    refined = m_approx.solve(rt, KAnonymity(2))
+    assert paper.certificate["case"] == refined.certificate["case"] == 1
+    assert paper.certificate["small_groups"] == 1
+    assert paper.stars == 24
+    assert refined.certificate["small_groups"] == 4
+    assert refined.stars == 8
+    assert refined.lower_bound == paper.lower_bound == 8  # here the refinement is optimal
+    refined.validate(rt)
+    assert satisfies(refined, rt, KAnonymity(2))
+
+
+def test_case1_short_last_run_joins_the_previous_one() -> None:
+    rt = from_rows([[0, 0], [0, 1], [1, 0], [1, 1], [2, 2]])  # five singletons, k = 2
+    plan = m_approx.solve(rt, KAnonymity(2))
+    assert sorted(plan.class_sizes.tolist()) == [2, 3]
