@@ -72,7 +72,8 @@ def main() -> None:
     record = {
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
                     "numpy": numpy.__version__, "polars": polars.__version__,
-                    "platform": platform.platform()},
+                    "platform": platform.platform(),
+                    "load_average_after": os.getloadavg()},
         "method": "fresh process per row; best of 5 (n<=100k), 3 (1M) or 1 (10M) runs; "
                   "peak_rss_mb includes the import baseline import_rss_mb",
         "results": rows,
