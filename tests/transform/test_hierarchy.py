@@ -83,6 +83,9 @@ def test_missing_value_row() -> None:
     s = pl.Series("sex", ["M", None, "F"])
     assert h.generalize(s, 1).to_list() == ["*", "*", "*"]
     assert h.generalize(s, 0).to_list() == ["M", None, "F"]
+    nums = Hierarchy.parse("1.5;low;*\n;none;*\n")  # NaN counts as missing, like null
+    assert nums.generalize(pl.Series([1.5, None, float("nan")]), 1).to_list() == [
+        "low", "none", "none"]
     no_missing = Hierarchy.parse("M;*\nF;*\n", name="sex")
     with pytest.raises(InvalidInput, match=r"no row for the missing value: add a line ';\.\.\.'"):
         no_missing.check_covers(s)
