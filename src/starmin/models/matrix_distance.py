@@ -27,8 +27,6 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.optimize import linprog
-from scipy.sparse import coo_matrix
 
 from starmin.errors import InvalidInput
 from starmin.models._params import exact, natural_order, show, text_key
@@ -158,6 +156,9 @@ def _one_class(d: list[int], scale: int, Mf: NDArray[np.float64],
 def _transport(a: list[int], b: list[int], C: NDArray[np.float64],
                scale: int) -> dict[tuple[int, int], int]:
     """An integer flow with row sums ``a`` and column sums ``b``, (near-)optimal for cost C."""
+    from scipy.optimize import linprog  # imported here: scipy.optimize is slow to load
+    from scipy.sparse import coo_matrix
+
     p, q = len(a), len(b)
     rows = np.repeat(np.arange(p), q)
     cols = np.tile(np.arange(q), p)
