@@ -35,8 +35,8 @@ Complexity: ``O(W)`` array updates with ``W = prod_j (c_j + 1)(c_j + 2) / 2`` (p
 ``3^n``, the bound of Liang & Yuan's Theorem 8 (``2^O(n) * O(m)``); repeated rows make it far
 smaller. Size limit: ``S <= 2^16`` and ``W <= 2 * 10^8`` (so every table with ``n <= 16`` rows is
 supported, and larger ones with repeated rows, e.g. 40 rows of 4 row types); :func:`supports`
-names the limit otherwise. Measured on 2 cores: 16 distinct rows 1.4-1.8 s, 24 rows of 8 types
-1.6 s, 40 rows of 4 types 0.25 s (the time grows with ``S``, the number of numpy relaxations).
+names the limit otherwise. Measured (CPU): 16 distinct rows 1.1-1.6 s, 24 rows of 8 types 1.3 s,
+40 rows of 4 types 0.2 s; the time grows with ``S``, the number of numpy relaxations.
 
 References
 ----------
