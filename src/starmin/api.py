@@ -92,7 +92,7 @@ def anonymize(
     Raises :class:`~starmin.errors.VerificationFailed` if the release does not pass the
     independent verifier (which never happens unless an algorithm is wrong).
     """
-    from starmin.models.params import combine, models_from_params
+    from starmin.model_params import combine, models_from_params
     from starmin.report.record import build_report
     from starmin.verify import verify
 

@@ -12,6 +12,10 @@ from starmin.models.base import PrivacyModel
 # Each module defines a module-level ``ALGORITHM`` (or ``ALGORITHMS``) entry.
 _MODULES = (
     "starmin.algorithms.exact.brute_force",
+    "starmin.algorithms.approx.m_approx",
+    "starmin.algorithms.approx.tp",
+    "starmin.algorithms.approx.tp_plus",
+    "starmin.algorithms.heuristic.hilbert",
 )
 
 
@@ -46,4 +50,4 @@ def choose(model: PrivacyModel, rt: RowTypes) -> Algorithm:
 
 
 # Preference for --method auto: exact when it is cheap, then the best practical method.
-AUTO_ORDER: tuple[str, ...] = ("brute-force", "m-approx")
+AUTO_ORDER: tuple[str, ...] = ("brute-force", "tp+", "m-approx")

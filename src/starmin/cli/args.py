@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from starmin.models.params import DISTANCES, L_KINDS
+from starmin.model_params import DISTANCES, L_KINDS
 
 
 def add_table_args(p: argparse.ArgumentParser) -> None:

@@ -113,7 +113,7 @@ def cmd_anonymize(ns: argparse.Namespace) -> int:
 
 
 def cmd_verify(ns: argparse.Namespace) -> int:
-    from starmin.models.params import combine, models_from_params
+    from starmin.model_params import combine, models_from_params
     from starmin.verify import verify
 
     models = models_from_params(**model_params(ns))

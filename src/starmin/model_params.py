@@ -1,4 +1,6 @@
-"""Build models from flat parameters (the CLI flags and keyword arguments of ``anonymize``)."""
+"""Build models from flat parameters (the CLI flags and keyword arguments of ``anonymize``).
+
+This sits above :mod:`starmin.models` because it also reads files (hierarchies, matrices)."""
 
 from __future__ import annotations
 
