@@ -46,7 +46,6 @@ Sec. 2 (suppressor, cost, partitions) and Sec. 4, Theorem 8 (``2^O(n) * O(m)`` e
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -88,8 +87,13 @@ def _cells(model: PrivacyModel, rt: RowTypes) -> tuple[NDArray[np.int64], NDArra
 
 def size_of(model: PrivacyModel, rt: RowTypes) -> tuple[int, int]:
     """``(S, W)``: number of states and of (group, state) pairs the DP would visit."""
-    c = [int(x) for x in _cells(model, rt)[2]]
-    return math.prod(x + 1 for x in c), math.prod((x + 1) * (x + 2) // 2 for x in c)
+    S = W = 1
+    for x in _cells(model, rt)[2].tolist():
+        S *= x + 1
+        W *= (x + 1) * (x + 2) // 2
+        if S > MAX_STATES and W > MAX_WORK:  # far beyond the limit: stop counting
+            break
+    return S, W
 
 
 def supports(model: PrivacyModel, rt: RowTypes) -> str | None:
@@ -99,7 +103,13 @@ def supports(model: PrivacyModel, rt: RowTypes) -> str | None:
         return None
     return (f"brute force is limited to {MAX_STATES} sub-tables and {MAX_WORK:.0e} group-state "
             f"pairs (n <= 16 rows, more when rows repeat); this table ({rt.n} rows, {rt.t_in} "
-            f"row types) has {S} and {W:.1e}: use an FPT, MILP or approximation method instead")
+            f"row types) needs at least {_mag(S)} and {_mag(W)}: use an FPT, MILP or approximation "
+            "method instead")
+
+
+def _mag(x: int) -> str:
+    """A readable order of magnitude of a possibly huge integer."""
+    return f"{x:.1e}" if x < 10**300 else "more than 1e300"
 
 
 def _group_tables(model: PrivacyModel, rt: RowTypes, cell_t: NDArray[np.int64],
