@@ -115,6 +115,6 @@ def as_counts(hist: object, overall: object) -> tuple[NDArray[np.int64], NDArray
     if h.ndim != 2 or h.shape[1] != o.shape[0]:
         raise InvalidInput(f"class histogram has shape {h.shape} but the overall histogram has "
                            f"{o.shape[0]} values: pass one count column per sensitive value")
-    if (h < 0).any() or (o < 0).any():
+    if (h.size and h.min() < 0) or (o.size and o.min() < 0):
         raise InvalidInput("negative count in a histogram: counts must be >= 0")
     return h, o

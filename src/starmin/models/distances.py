@@ -43,8 +43,9 @@ class EqualDistance:
         return "equal distance"
 
     def numerators(self, D: NDArray[Any], values: Sequence[object]) -> tuple[NDArray[Any], int]:
-        """``(classes,)`` numerators and the scale: EMD = numerator / (n N scale)."""
-        return _pos(D).sum(axis=1), 1
+        """``(classes,)`` numerators and the scale: EMD = numerator / (n N scale).
+        ``D`` is overwritten (it is a temporary of the caller)."""
+        return np.maximum(D, 0, out=D).sum(axis=1), 1
 
 
 @dataclass(frozen=True)

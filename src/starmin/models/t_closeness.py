@@ -52,8 +52,9 @@ def emd_exact(distance: EqualDistance | OrderedDistance | HierarchicalDistance,
     scale_max = max(len(values), len(order), getattr(distance, "height", 0), 2)
     bound = int(n.max(initial=0)) * max(N, 1) * scale_max * max(t.numerator, t.denominator)
     dt: Any = np.int64 if bound < INT64_SAFE else object
-    D = hist.astype(dt) * N - n.astype(dt)[:, None] * overall.astype(dt)[None, :]
-    num, scale = distance.numerators(D, values)
+    D = np.multiply(hist.astype(dt, copy=False), N)  # (g, |S|): c_i N - C_i n
+    D -= np.multiply.outer(n.astype(dt, copy=False), overall.astype(dt, copy=False))
+    num, scale = distance.numerators(D, values)  # may overwrite D
     denom = n.astype(dt) * (N * scale)
     ok = np.asarray(num * t.denominator <= denom * t.numerator, dtype=bool)
     with np.errstate(divide="ignore", invalid="ignore"):

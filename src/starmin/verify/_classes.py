@@ -9,14 +9,15 @@ dense ``(classes, |S|)`` matrices stay small.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
-CHUNK_CELLS = 1 << 23
-"""Largest dense histogram built at once (classes x |S| entries)."""
+CHUNK_CELLS = 1 << 18
+"""Largest dense histogram built at once (classes x |S| entries; 2 MB keeps every pass of
+the models in cache)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -42,10 +43,18 @@ class Classes:
     sizes: NDArray[np.int64]
     offsets: NDArray[np.int64]
     sensitive: tuple[Sensitive, ...]
+    _hashes: list[NDArray[np.uint64]] = field(default_factory=list, repr=False)
 
     @property
     def g(self) -> int:
         return int(self.sizes.shape[0])
+
+    def hashes(self) -> NDArray[np.uint64]:
+        """``(classes,)`` hash of each class's released QI values (computed once): a
+        tie-break that does not depend on row order."""
+        if not self._hashes:
+            self._hashes.append(self.keys.hash_rows(seed=0).to_numpy())
+        return self._hashes[0]
 
     def chunks(self, a: int) -> Iterator[tuple[int, int, NDArray[np.int64]]]:
         """``(start, stop, hist)`` with ``hist`` the ``(stop - start, |S_a|)`` counts of

@@ -135,7 +135,7 @@ def _check(name: str, sensitive: str | None, ok: NDArray[np.bool_],
     worst = None if len(measure) == 0 else float(
         measure.min() if ev.higher_is_better else measure.max())
     badness = -measure if ev.higher_is_better else measure
-    picked = _pick(bad, badness, classes.keys)
+    picked = _pick(bad, badness, classes)
     examples = tuple(
         ViolatingClass(tuple(zip(classes.keys.columns, classes.keys.row(int(i)), strict=True)),
                        int(classes.sizes[i]), float(measure[i]))
@@ -145,7 +145,7 @@ def _check(name: str, sensitive: str | None, ok: NDArray[np.bool_],
 
 
 def _pick(bad: NDArray[np.int64], badness: NDArray[np.float64],
-          keys: pl.DataFrame) -> NDArray[np.int64]:
+          classes: Classes) -> NDArray[np.int64]:
     """The ``EXAMPLES`` worst violating classes; ties broken by a hash of the released QI
     values, so the choice does not depend on row order."""
     if len(bad) == 0:
@@ -157,16 +157,12 @@ def _pick(bad: NDArray[np.int64], badness: NDArray[np.float64],
         ties = bad[b == threshold]
         need = EXAMPLES - len(strict)
         if len(ties) > need:
-            h = _hash(keys, ties)
+            h = classes.hashes()[ties]
             ties = ties[np.argpartition(h, need - 1)[:need]] if need else ties[:0]
         bad = np.concatenate([strict, ties])
         b = np.nan_to_num(badness[bad], nan=np.inf)
-    order = np.lexsort((_hash(keys, bad), -b))
+    order = np.lexsort((classes.hashes()[bad], -b))
     return bad[order]
-
-
-def _hash(keys: pl.DataFrame, idx: NDArray[np.int64]) -> NDArray[np.uint64]:
-    return keys[idx].hash_rows(seed=0).to_numpy()
 
 
 def _stars(classes: Classes, star: str) -> tuple[int, int, int]:
