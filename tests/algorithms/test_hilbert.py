@@ -7,9 +7,9 @@ import itertools
 import numpy as np
 import pytest
 
-from starmin.algorithms.heuristic import hilbert
+from starmin.algorithms.heuristic import hilbert, hilbert_cut
 from starmin.data.rowtypes import RowTypes
-from starmin.errors import Infeasible, InvalidInput
+from starmin.errors import Infeasible, InvalidInput, StarminError
 from starmin.models import KAnonymity, LDiversity
 from starmin.transform.plan import STAR, ReleasePlan
 from tests.algorithms.tp_support import l_eligible_table, optimum
@@ -99,7 +99,7 @@ def test_fill_takes_the_fewest_tuples_that_make_the_group_l_eligible() -> None:
             g[vals] += take
             if g.sum() >= l * g.max() and (best is None or sum(take) < best):
                 best = sum(take)
-        got = hilbert._fill({v: int(c[v]) for v in range(m) if c[v]}, int(c.sum()),
+        got = hilbert_cut._fill({v: int(c[v]) for v in range(m) if c[v]}, int(c.sum()),
                             int(c.max()), vals, cnts, l)
         if best is None:
             assert got is None
@@ -116,12 +116,17 @@ def test_fill_takes_the_fewest_tuples_that_make_the_group_l_eligible() -> None:
 
 
 # -- the release ----------------------------------------------------------------------------
+CUTS = ["buckets", "greedy"]
+
+
+@pytest.mark.parametrize("cut", CUTS)
 @pytest.mark.parametrize("seed", range(30))
-def test_release_is_l_diverse_valid_and_not_below_the_optimum(seed: int) -> None:
+def test_release_is_l_diverse_valid_and_not_below_the_optimum(seed: int, cut: str) -> None:
     l = 2 + seed % 2
     rt = l_eligible_table(500 + seed, 6 + seed % 5, l, m=3, values=2 + seed % 3, s=l + 1)
     model = LDiversity(l)
-    plan = hilbert.solve(rt, model)
+    plan = hilbert.solve(rt, model, cut=cut)
+    assert plan.certificate["cut"] == cut
     plan.validate(rt)
     assert satisfies(plan, rt, model)
     opt, _ = optimum(rt, l)
@@ -130,15 +135,16 @@ def test_release_is_l_diverse_valid_and_not_below_the_optimum(seed: int) -> None
     assert plan.guarantee.kind == "heuristic"
 
 
+@pytest.mark.parametrize("cut", CUTS)
 @pytest.mark.parametrize("seed", range(10))
-def test_larger_tables_are_l_diverse_and_match_from_groups(seed: int) -> None:
+def test_larger_tables_are_l_diverse_and_match_from_groups(seed: int, cut: str) -> None:
     l = 2 + seed % 4
     rt = l_eligible_table(900 + seed, 300, l, m=4, values=4, s=l + 3)
     model = LDiversity(l)
-    plan = hilbert.solve(rt, model)
+    plan = hilbert.solve(rt, model, cut=cut)
     plan.validate(rt)
     assert satisfies(plan, rt, model)
-    entries = hilbert.hilbert_groups(rt.codes, rt.counts, rt.cardinalities, l)
+    entries = hilbert.hilbert_groups(rt.codes, rt.counts, rt.cardinalities, l, cut)
     gid, t, k, c = entries
     groups = [(t[gid == g], k[gid == g], c[gid == g]) for g in range(int(gid.max()) + 1)]
     ref = ReleasePlan.from_groups(rt, groups, "hilbert", plan.guarantee)
@@ -149,12 +155,56 @@ def test_larger_tables_are_l_diverse_and_match_from_groups(seed: int) -> None:
         assert hist.sum() >= l * hist.max()
 
 
+def test_bucket_groups_take_one_tuple_per_value_and_keep_the_rest_l_eligible() -> None:
+    rng = np.random.default_rng(4)
+    for _ in range(40):
+        l = int(rng.integers(2, 6))
+        rt = l_eligible_table(int(rng.integers(1 << 20)), int(rng.integers(20, 200)), l,
+                              m=3, values=5, s=l + 1 + int(rng.integers(0, 3)))
+        gid, _, k, c = hilbert.hilbert_groups(rt.codes, rt.counts, rt.cardinalities, l)
+        rest = rt.counts.sum(axis=0).copy()
+        for g in range(int(gid.max()) + 1):
+            vals, cnt = k[gid == g], c[gid == g]
+            if g < gid.max():                                   # the last may be a merged tail
+                assert len(set(vals.tolist())) == len(vals) >= l  # distinct values
+                assert len(set(cnt.tolist())) == 1              # k identical groups
+            np.subtract.at(rest, vals, cnt)
+            assert rest.sum() >= l * rest.max()                 # the rest stays l-eligible
+        assert rest.sum() == 0
+
+
+def test_tight_table_is_still_cut_into_many_groups() -> None:
+    # value 0 is exactly 1/3 of the table: every group must hold exactly 1/3 of it
+    rows, sa = [], []
+    for i in range(30):
+        rows += [[i, i % 2]] * 3
+        sa += [0, 1 + i % 3, 4 + i % 2]
+    rt = from_rows(rows, sa)
+    plan = hilbert.solve(rt, LDiversity(3))
+    plan.validate(rt)
+    assert satisfies(plan, rt, LDiversity(3))
+    assert plan.t_out >= 10
+
+
+@pytest.mark.parametrize("cut", CUTS)
+def test_input_that_is_not_l_eligible_cannot_be_cut(cut: str) -> None:
+    counts = np.array([[3, 1], [2, 0]])                         # value 0: 5 of 6
+    with pytest.raises(StarminError, match="not l-eligible"):
+        hilbert.hilbert_groups(np.array([[0], [1]]), counts, [2], 2, cut)
+
+
+def test_unknown_cut_is_refused() -> None:
+    rt = from_rows([[0], [1]], [0, 1])
+    with pytest.raises(InvalidInput, match="unknown Hilbert cut"):
+        hilbert.solve(rt, LDiversity(2), cut="zigzag")
+
+
 def test_an_l_eligible_row_type_keeps_its_values() -> None:
     # row type 0 is l-eligible alone; types 1 and 2 must mix
     rows = [[0]] * 5 + [[1]] * 2 + [[2]] * 2
     sa = [0, 1, 2, 0, 1, 0, 0, 1, 2]  # type 0: two 0s, two 1s, one 2
     rt = from_rows(rows, sa)
-    plan = hilbert.solve(rt, LDiversity(2))
+    plan = hilbert.solve(rt, LDiversity(2), cut="greedy")
     plan.validate(rt)
     assert satisfies(plan, rt, LDiversity(2))
     unchanged = plan.class_sizes[(plan.outputs != STAR).all(axis=1)].sum()
@@ -166,7 +216,7 @@ def test_leftover_tail_is_merged_back_until_l_eligible() -> None:
     rows = [[0], [0], [1], [1], [2], [2], [3], [3], [3]]
     sa = [1, 2, 1, 2, 1, 2, 0, 0, 0]
     rt = from_rows(rows, sa)
-    plan = hilbert.solve(rt, LDiversity(2))
+    plan = hilbert.solve(rt, LDiversity(2), cut="greedy")
     plan.validate(rt)
     assert satisfies(plan, rt, LDiversity(2))
     assert plan.stars >= 6                                      # (3)x3 mixes with >= 3 others

@@ -33,12 +33,14 @@ def test_never_more_stars_than_tp_and_within_l_d_of_the_optimum(seed: int) -> No
     assert plan.guarantee.ratio == l * rt.m
 
 
+@pytest.mark.parametrize("cut", ["buckets", "greedy"])
 @pytest.mark.parametrize("seed", range(8))
-def test_larger_tables(seed: int) -> None:
+def test_larger_tables(seed: int, cut: str) -> None:
     l = 2 + seed % 4
     rt = l_eligible_table(800 + seed, 2000, l, m=5, values=5, s=l + 4)
     model = LDiversity(l)
-    plan = tp_plus.solve(rt, model)
+    plan = tp_plus.solve(rt, model, cut=cut)
+    assert plan.certificate["cut"] == cut
     plan.validate(rt)
     assert satisfies(plan, rt, model)
     base = tp.solve(rt, model)

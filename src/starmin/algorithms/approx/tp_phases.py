@@ -96,13 +96,22 @@ def phase_one_heights(counts: NDArray[np.integer], l: int) -> NDArray[np.int64]:
 
 
 class _State:
-    """QI-groups and residue set during phases two and three (Sec. 5.5's arrays)."""
+    """QI-groups and residue set during phases two and three (Sec. 5.5's arrays).
+
+    ``Q``, ``h`` and ``size`` are numpy arrays for the vectorized steps; the per-tuple hot
+    path works on Python mirrors (``hl``, ``sl`` and the touched rows) and :meth:`sync`
+    writes those back before any vectorized step.
+    """
 
     def __init__(self, kept: NDArray[np.int64], residue: NDArray[np.int64], l: int,
                  trace: bool) -> None:
         self.Q = kept                                          # (g, m) h(Q_i, v)
         self.h = kept.max(axis=1) if kept.shape[1] else np.zeros(len(kept), np.int64)
         self.size = kept.sum(axis=1)
+        self.hl: list[int] = self.h.tolist()                   # h(Q_i)
+        self.sl: list[int] = self.size.tolist()                # |Q_i|
+        self.rows: dict[int, list[int]] = {}                   # touched rows of Q
+        self.dirty: set[int] = set()                           # rows not yet written back
         self.R: list[int] = [int(x) for x in residue]          # h(R, v)
         self.H = max(self.R) if self.R else 0                  # h(R)
         self.total = sum(self.R)                               # |R|
@@ -110,30 +119,50 @@ class _State:
         self.moves: list[Move] | None = [] if trace else None
         self.phase = 2
 
+    def row(self, i: int) -> list[int]:
+        r = self.rows.get(i)
+        if r is None:
+            r = self.rows[i] = self.Q[i].tolist()
+        return r
+
+    def sync(self) -> None:
+        """Write the touched rows back to the numpy arrays."""
+        if self.dirty:
+            idx = np.fromiter(self.dirty, dtype=np.int64, count=len(self.dirty))
+            self.Q[idx] = [self.rows[i] for i in self.dirty]
+            self.h[idx] = [self.hl[i] for i in self.dirty]
+            self.size[idx] = [self.sl[i] for i in self.dirty]
+            self.dirty.clear()
+
     def eligible(self) -> bool:
         """Inequality (1): ``|R| >= l * h(R)``."""
         return self.total >= self.l * self.H
 
     def thin(self, i: int) -> bool:
-        return bool(self.size[i] == self.l * self.h[i])
+        return self.sl[i] == self.l * self.hl[i]
 
     def pillars(self, i: int) -> list[int]:
-        if self.h[i] == 0:
+        hh = self.hl[i]
+        if hh == 0:
             return []
-        return [int(u) for u in np.flatnonzero(self.Q[i] == self.h[i])]
+        return [u for u, c in enumerate(self.row(i)) if c == hh]
 
     def conflicting(self, i: int) -> bool:
         return any(self.R[u] == self.H for u in self.pillars(i))
 
     def move(self, i: int, v: int) -> None:
         """Move one tuple of SA value ``v`` from QI-group ``i`` to ``R``."""
-        self.Q[i, v] -= 1
-        self.size[i] -= 1
-        if self.Q[i, v] + 1 == self.h[i] and not (self.Q[i] == self.h[i]).any():
-            self.h[i] -= 1
+        row = self.row(i)
+        row[v] -= 1
+        self.sl[i] -= 1
+        self.dirty.add(i)
+        hh = self.hl[i]
+        if row[v] + 1 == hh and hh not in row:                 # the last pillar shrank
+            self.hl[i] = hh - 1
         self.R[v] += 1
         self.total += 1
-        self.H = max(self.H, self.R[v])
+        if self.R[v] > self.H:
+            self.H = self.R[v]
         if self.moves is not None:
             self.moves.append((self.phase, i, v))
 
@@ -149,6 +178,7 @@ def _candidates(st: _State, alive: NDArray[np.bool_]) -> list[list[int]]:
 
 def _statuses(st: _State) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
     """``(g,)`` thin and conflicting masks, vectorized."""
+    st.sync()
     h = st.h
     thin = st.size == st.l * h
     rpill = np.asarray(st.R) == st.H
@@ -164,7 +194,7 @@ def phase_two(st: _State) -> int:
     ptr = [0] * len(cand)
     heap = [(st.R[v], v) for v in range(len(cand)) if cand[v]]
     heapq.heapify(heap)
-    l, Q, h, size = st.l, st.Q, st.h, st.size
+    l, Q, h, size, hl, sl = st.l, st.Q, st.h, st.size, st.hl, st.sl
     iterations = 0
     while heap:
         r, v = heap[0]
@@ -172,14 +202,15 @@ def phase_two(st: _State) -> int:
             heapq.heappop(heap)
             continue
         lst, p = cand[v], ptr[v]
-        while p < len(lst) and (dead[lst[p]] or Q[lst[p], v] == 0):
+        while p < len(lst) and (dead[lst[p]] or (st.rows[lst[p]][v] if lst[p] in st.rows
+                                                 else Q[lst[p], v]) == 0):
             p += 1
         ptr[v] = p
         if p == len(lst):                                      # v is no longer alive
             heapq.heappop(heap)
             continue
         i = lst[p]
-        if size[i] > l * h[i]:                                 # fat: give one v
+        if sl[i] > l * hl[i]:                                  # fat: give one v
             if st.R[v] >= st.H:
                 raise StarminError("TP phase two picked a pillar of R, contradicting "
                                    "Xiao et al. Lemma 5: report this as a bug")
@@ -193,20 +224,23 @@ def phase_two(st: _State) -> int:
             heapq.heappush(heap, (st.R[u], u))
             if st.R[u] == st.H:                                # u became a pillar of R
                 js = np.asarray(cand[u][ptr[u]:], dtype=np.int64)
+                st.sync()
                 if len(js):
                     kill = (~dead[js]) & (h[js] > 0) & (Q[js, u] == h[js]) & (
                         size[js] == l * h[js])
                     dead[js[kill]] = True
-        if (st.thin(i) and st.conflicting(i)) or size[i] == 0:
+        if (st.thin(i) and st.conflicting(i)) or sl[i] == 0:
             dead[i] = True
         if st.eligible():
             break
+    st.sync()
     return iterations
 
 
 def _greedy_cover(st: _State) -> list[int]:
     """Step one of a phase-three round: greedy SET COVER of R's pillars by the groups'
     non-conflicting pillar sets; picks the group minimizing ``|C(Q) & P|`` (Sec. 5.4)."""
+    st.sync()
     live = np.flatnonzero(st.size > 0)
     P = np.asarray(st.R) == st.H                               # (m,) pillars of R
     pil = st.Q[live] == st.h[live][:, None]                    # (g_live, m) pillars of Q
@@ -221,13 +255,14 @@ def _greedy_cover(st: _State) -> list[int]:
 def _restore(st: _State, i: int) -> bool:
     """Step two for one group: remove tuples until it is dead again. True if R became
     l-eligible."""
-    while st.size[i] > 0:
-        if st.size[i] > st.l * st.h[i]:                        # fat
-            ok = np.flatnonzero((st.Q[i] > 0) & (np.asarray(st.R) < st.H))
-            if len(ok) == 0:
+    row = st.row(i)
+    while st.sl[i] > 0:
+        if st.sl[i] > st.l * st.hl[i]:                         # fat
+            u = next((u for u, c in enumerate(row) if c > 0 and st.R[u] < st.H), None)
+            if u is None:
                 raise StarminError("TP phase three found a fat group with only pillars of R "
                                    "although R is not l-eligible: report this as a bug")
-            st.move(i, int(ok[0]))
+            st.move(i, u)
         else:
             pil = st.pillars(i)
             if any(st.R[u] == st.H for u in pil):              # thin and conflicting: dead
@@ -280,6 +315,7 @@ def run(counts: NDArray[np.integer], l: int, trace: bool = False) -> TPRun:
         if not st.eligible():
             out.rounds = phase_three(st, max_rounds=int(residue_one.max()) + 1)
             out.phase = 3
+    st.sync()
     out.kept = st.Q
     out.removed = counts - st.Q
     return out

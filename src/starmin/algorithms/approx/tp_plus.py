@@ -46,7 +46,9 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
           progress: Progress | None = None, **options: Any) -> ReleasePlan:
     """TP+ release of ``rt`` under frequency l-diversity (see the module docstring).
 
-    ``seed`` is unused: TP and the Hilbert cut are deterministic.
+    Options: ``cut`` for the Hilbert cut of ``R``, ``"buckets"`` (default) or ``"greedy"``
+    (:mod:`starmin.algorithms.heuristic.hilbert_cut`). ``seed`` is unused: TP and the cut
+    are deterministic.
 
     Raises
     ------
@@ -69,7 +71,9 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
              f"residue tuples")
     # Hilbert on R's row types (Sec. 6.1).  types: (t_R,) indices into rt
     types = np.flatnonzero(run.removed.sum(axis=1) > 0)
-    gid, ti, ki, cnt = hilbert_groups(rt.codes[types], run.removed[types], rt.cardinalities, l)
+    cut = str(options.get("cut", "buckets"))
+    gid, ti, ki, cnt = hilbert_groups(rt.codes[types], run.removed[types], rt.cardinalities, l,
+                                      cut)
     n_groups = int(gid.max()) + 1
     # Every kept part is a group of its own (one row type: no star).
     kt, kk = np.nonzero(run.kept)
@@ -77,7 +81,7 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     entries = (np.concatenate([gid, n_groups + kgid.reshape(-1)]),
                np.concatenate([types[ti], kt]), np.concatenate([ki, kk]),
                np.concatenate([cnt, run.kept[kt, kk]]))
-    cert.update(residue_groups=n_groups)
+    cert.update(residue_groups=n_groups, cut=cut)
     plan = plan_from_entries(rt, entries, NAME, guarantee, tp_plan.lower_bound, cert)
     if plan.stars > tp_plan.stars:                             # never worse than TP
         cert.update(fallback=True)
