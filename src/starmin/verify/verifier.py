@@ -134,8 +134,7 @@ def _check(name: str, sensitive: str | None, ok: NDArray[np.bool_],
     bad = np.flatnonzero(~ok)
     worst = None if len(measure) == 0 else float(
         measure.min() if ev.higher_is_better else measure.max())
-    badness = -measure if ev.higher_is_better else measure
-    picked = _pick(bad, badness, classes)
+    picked = _pick(bad, measure[bad], ev.higher_is_better, classes)
     examples = tuple(
         ViolatingClass(tuple(zip(classes.keys.columns, classes.keys.row(int(i)), strict=True)),
                        int(classes.sizes[i]), float(measure[i]))
@@ -144,38 +143,41 @@ def _check(name: str, sensitive: str | None, ok: NDArray[np.bool_],
                       ev.higher_is_better, len(bad), int(classes.sizes[bad].sum()), examples)
 
 
-def _pick(bad: NDArray[np.int64], badness: NDArray[np.float64],
+def _pick(bad: NDArray[np.int64], measure: NDArray[np.float64], higher_is_better: bool,
           classes: Classes) -> NDArray[np.int64]:
-    """The ``EXAMPLES`` worst violating classes; ties broken by a hash of the released QI
-    values, so the choice does not depend on row order."""
+    """The ``EXAMPLES`` worst of the violating classes ``bad`` (``measure`` is theirs); ties
+    broken by a hash of the released QI values, so the choice does not depend on row order."""
     if len(bad) == 0:
         return bad
-    b = np.nan_to_num(badness[bad], nan=np.inf)
+    b = -measure if higher_is_better else measure.copy()  # larger is worse
+    b[np.isnan(b)] = np.inf
     if len(bad) > EXAMPLES:
-        threshold = -np.partition(-b, EXAMPLES - 1)[EXAMPLES - 1]
-        strict = bad[b > threshold]
-        ties = bad[b == threshold]
-        need = EXAMPLES - len(strict)
+        threshold = np.partition(b, len(b) - EXAMPLES)[len(b) - EXAMPLES]
+        strict = b > threshold
+        ties = np.flatnonzero(b == threshold)
+        need = EXAMPLES - int(strict.sum())
         if len(ties) > need:
-            h = classes.hashes()[ties]
+            h = classes.hashes()[bad[ties]]
             ties = ties[np.argpartition(h, need - 1)[:need]] if need else ties[:0]
-        bad = np.concatenate([strict, ties])
-        b = np.nan_to_num(badness[bad], nan=np.inf)
+        keep = np.concatenate([np.flatnonzero(strict), ties])
+        bad, b = bad[keep], b[keep]
     order = np.lexsort((classes.hashes()[bad], -b))
     return bad[order]
 
 
 def _stars(classes: Classes, star: str) -> tuple[int, int, int]:
     """Stars, rows with a star, rows with only stars (counted per class, times its size)."""
-    per_class = np.zeros(classes.g, dtype=np.int64)
-    for c in classes.keys.columns:
-        col = classes.keys[c]
-        if col.dtype in (pl.String, pl.Categorical) or isinstance(col.dtype, pl.Enum):
-            per_class += (col.cast(pl.String) == star).fill_null(False).to_numpy()
-    m = classes.keys.width
+    keys = classes.keys
+    text = [c for c in keys.columns if keys[c].dtype in (pl.String, pl.Categorical)
+            or isinstance(keys[c].dtype, pl.Enum)]
+    if not text:
+        return 0, 0, 0
+    per_class = keys.select(pl.sum_horizontal(
+        [(pl.col(c).cast(pl.String) == star).fill_null(False) for c in text]))
+    per = per_class.to_series().to_numpy().astype(np.int64)
     sizes = classes.sizes
-    return (int((per_class * sizes).sum()), int(sizes[per_class > 0].sum()),
-            int(sizes[per_class == m].sum()))
+    return (int((per * sizes).sum()), int(sizes[per > 0].sum()),
+            int(sizes[per == keys.width].sum()))
 
 
 def _summary(sizes: NDArray[np.int64]) -> SizeSummary:
