@@ -56,19 +56,33 @@ class Classes:
             self._hashes.append(self.keys.hash_rows(seed=0).to_numpy())
         return self._hashes[0]
 
-    def chunks(self, a: int) -> Iterator[tuple[int, int, NDArray[np.int64]]]:
-        """``(start, stop, hist)`` with ``hist`` the ``(stop - start, |S_a|)`` counts of
-        sensitive column ``a`` for classes ``start:stop``."""
+    def chunks(self, a: int) -> Iterator[tuple[NDArray[np.int64], NDArray[np.int64]]]:
+        """``(idx, hist)`` pairs covering every class once: ``hist`` holds the ``(len(idx),
+        |S_a|)`` counts of sensitive column ``a`` for the classes ``idx``.
+
+        Only classes of two or more rows: a class of one row has one of just ``|S_a|``
+        histograms (a single 1 at its value), see :meth:`singletons`.
+        """
         col = self.sensitive[a]
         s = max(col.s, 1)
+        rest = np.flatnonzero(self.sizes > 1)
         step = max(1, CHUNK_CELLS // s)
-        for start in range(0, self.g, step):
-            stop = min(self.g, start + step)
-            lo, hi = int(self.offsets[start]), int(self.offsets[stop])
-            cls = np.repeat(np.arange(stop - start, dtype=np.int64), self.sizes[start:stop])
-            key = cls * s + col.flat[lo:hi]
-            hist = np.bincount(key, minlength=(stop - start) * s).reshape(stop - start, s)
-            yield start, stop, hist.astype(np.int64, copy=False)
+        for lo in range(0, len(rest), step):
+            idx = rest[lo:lo + step]
+            lengths = self.sizes[idx]
+            ends = np.cumsum(lengths)
+            # positions of the chunk's rows in ``flat``: each class's range, concatenated
+            pos = np.arange(int(ends[-1]), dtype=np.int64) + np.repeat(
+                self.offsets[idx] - (ends - lengths), lengths)
+            cls = np.repeat(np.arange(len(idx), dtype=np.int64), lengths)
+            hist = np.bincount(cls * s + col.flat[pos], minlength=len(idx) * s)
+            yield idx, hist.reshape(len(idx), s).astype(np.int64, copy=False)
+
+    def singletons(self, a: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """``(idx, code)``: the classes of a single row and that row's code in column ``a``
+        (their histograms are the one-hot rows of the identity matrix)."""
+        idx = np.flatnonzero(self.sizes == 1)
+        return idx, self.sensitive[a].flat[self.offsets[idx]]
 
     def overall(self, a: int) -> NDArray[np.int64]:
         """The whole table's ``(|S_a|,)`` counts."""

@@ -113,11 +113,19 @@ def _check_column(classes: Classes, a: int, name: str,
     ok = [np.ones(g, dtype=bool) for _ in models]
     measure = [np.zeros(g, dtype=np.float64) for _ in models]
     first: list[Evaluation | None] = [None] * len(models)
-    for start, stop, hist in classes.chunks(a):
+    one, code = classes.singletons(a)
+    if len(one):  # classes of one row: judge the |S| one-hot histograms once
+        eye = np.eye(len(values), dtype=np.int64)
+        for j, m in enumerate(models):
+            ev = m.evaluate(eye, overall, values)
+            ok[j][one] = ev.ok[code]
+            measure[j][one] = ev.measure[code]
+            first[j] = ev
+    for idx, hist in classes.chunks(a):
         for j, m in enumerate(models):
             ev = m.evaluate(hist, overall, values)
-            ok[j][start:stop] = ev.ok
-            measure[j][start:stop] = ev.measure
+            ok[j][idx] = ev.ok
+            measure[j][idx] = ev.measure
             first[j] = first[j] or ev
     out = []
     for j, m in enumerate(models):
