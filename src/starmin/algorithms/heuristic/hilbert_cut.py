@@ -240,19 +240,26 @@ class _Buckets:
         heapq.heapify(self.by_pos)                             # lazy: next position per value
 
     def choose(self) -> list[int] | None:
-        """The values of the next group: the critical ones, then the nearest in order."""
+        """The values of the next group: the critical ones, then the nearest in order.
+        ``self.popped`` keeps the values whose heap entry was taken out."""
         chosen = np.flatnonzero(self.l * self.cnt > self.N - self.l).tolist()
         taken = set(chosen)
-        cnt, runs, ptr = self.cnt, self.runs, self.ptr
-        while len(chosen) < self.l:
-            if not self.by_pos:
-                return None                                    # fewer than l values left
-            p, v = heapq.heappop(self.by_pos)
-            if v in taken or not cnt[v] or runs[v][ptr[v]][0] != p:
-                continue                                       # chosen or stale
+        cnt, runs, ptr, heap = self.cnt, self.runs, self.ptr, self.by_pos
+        keep = []
+        self.popped: set[int] = set()
+        while len(chosen) < self.l and heap:
+            p, v = heapq.heappop(heap)
+            if not cnt[v] or runs[v][ptr[v]][0] != p:
+                continue                                       # stale
+            if v in taken:
+                keep.append((p, v))                            # a critical value's entry
+                continue
             chosen.append(v)
             taken.add(v)
-        return chosen
+            self.popped.add(v)
+        for e in keep:
+            heapq.heappush(heap, e)
+        return chosen if len(chosen) >= self.l else None       # else: fewer than l values
 
     def take(self, chosen: list[int]) -> list[tuple[int, int, int]]:
         """Take as many identical groups of ``chosen`` as keep the choice valid; return the
@@ -269,10 +276,11 @@ class _Buckets:
             run = runs[v][ptr[v]]
             out.append((run[0], v, k))
             run[1] -= k
-            if run[1] == 0:
+            moved = run[1] == 0
+            if moved:
                 ptr[v] += 1
             self.cnt[v] -= k
-            if ptr[v] < len(runs[v]):
+            if (moved or v in self.popped) and ptr[v] < len(runs[v]):
                 heapq.heappush(self.by_pos, (runs[v][ptr[v]][0], v))
         self.N -= k * g
         return out
