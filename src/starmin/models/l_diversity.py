@@ -87,13 +87,13 @@ class LDiversity:
 
     def check_feasible(self, overall: NDArray[np.int64], values: Sequence[object]) -> None:
         _, o = as_counts(np.zeros((0, len(overall)), dtype=np.int64), overall)
-        _too_few_values(self.l, o, values, f"{self.l}-diverse")
+        _too_few_values(self.l, o, values, f"l-diverse (l = {self.l})")
         n = int(o.sum())
         j = int(np.argmax(o))
         if self.l * int(o[j]) > n:
             raise Infeasible(
-                f"no {self.l}-diverse release exists: value {show(values[j])} has frequency "
-                f"{int(o[j])}/{n} > 1/{self.l} in the whole table (Xiao et al. Lemma 1); "
+                f"no l-diverse release exists (l = {self.l}): value {show(values[j])} has "
+                f"frequency {int(o[j])}/{n} > 1/{self.l} in the whole table (Xiao et al. Lemma 1); "
                 f"choose l <= {n // int(o[j])}"
             )
 
@@ -128,7 +128,7 @@ class DistinctLDiversity:
 
     def check_feasible(self, overall: NDArray[np.int64], values: Sequence[object]) -> None:
         _, o = as_counts(np.zeros((0, len(overall)), dtype=np.int64), overall)
-        _too_few_values(self.l, o, values, f"distinct {self.l}-diverse")
+        _too_few_values(self.l, o, values, f"distinct l-diverse (l = {self.l})")
 
 
 def _factor(x: int, into: dict[int, int], times: int) -> None:
@@ -216,11 +216,11 @@ class EntropyLDiversity:
 
     def check_feasible(self, overall: NDArray[np.int64], values: Sequence[object]) -> None:
         _, o = as_counts(np.zeros((0, len(overall)), dtype=np.int64), overall)
-        _too_few_values(self.l, o, values, f"entropy {self.l}-diverse")
+        _too_few_values(self.l, o, values, f"entropy l-diverse (l = {self.l})")
         ok, measure = self._judge(o[None, :])
         if not ok[0]:
             raise Infeasible(
-                f"no entropy {self.l}-diverse release exists: the whole table's entropy is "
+                f"no entropy l-diverse release exists (l = {self.l}): the whole table's entropy is "
                 f"log {measure[0]:.4g} < log {self.l}, and merging classes never raises it "
                 f"above the table's; choose l <= {math.floor(measure[0] + 1e-9)}"
             )
@@ -280,11 +280,12 @@ class RecursiveCLDiversity:
 
     def check_feasible(self, overall: NDArray[np.int64], values: Sequence[object]) -> None:
         _, o = as_counts(np.zeros((0, len(overall)), dtype=np.int64), overall)
-        _too_few_values(self.l, o, values, f"recursive ({self.c}, {self.l})-diverse")
+        _too_few_values(self.l, o, values,
+                        f"recursive (c, l)-diverse (c = {self.c}, l = {self.l})")
         ok, measure = self._judge(o[None, :])
         if not ok[0]:
             raise Infeasible(
-                f"no recursive ({self.c}, {self.l})-diverse release exists: in the whole table "
-                f"r1 / (r_l + ... + r_m) = {measure[0]:.4g} >= c, and merging classes never "
-                f"lowers it; choose c > {measure[0]:.4g} or a smaller l"
+                f"no recursive (c, l)-diverse release exists (c = {self.c}, l = {self.l}): in the "
+                f"whole table r1 / (r_l + ... + r_m) = {measure[0]:.4g} >= c, and merging "
+                f"classes never lowers it; choose c > {measure[0]:.4g} or a smaller l"
             )
