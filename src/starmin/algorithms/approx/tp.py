@@ -40,9 +40,11 @@ from starmin.transform.plan import STAR, Guarantee, ReleasePlan
 
 NAME = "tp"
 REFERENCE = "Xiao, Yi & Tao, EDBT 2010, Sec. 5, Thm 3 and Lemma 2"
-STATEMENT = ("stars <= l*d * OPT (d = QI columns): an l-approximation in suppressed tuples "
-             "(Thm 3), each carrying 1 to d stars (Lemma 2); optimal tuple count if the run "
-             "ends in phase one (Cor. 1), at most OPT + l - 1 tuples in phase two (Cor. 3)")
+STATEMENT = ("stars <= l*d * OPT (d = QI columns). Thm 3: 'Our algorithm finds an "
+             "l-approximate solution to the tuple minimization problem'; Lemma 2: 'A "
+             "lambda-approximate solution to Problem 2 is a lambda*d-approximate solution to "
+             "Problem 1'. Sharper per run: optimal tuple count if it ends in phase one (Cor. 1), "
+             "at most OPT + l - 1 tuples in phase two (Cor. 3)")
 GUARANTEE = Guarantee(kind="ratio", statement=STATEMENT, reference=REFERENCE)
 
 _TUPLE_BOUND = {
