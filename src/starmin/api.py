@@ -52,7 +52,7 @@ def solve(rt: RowTypes, model: PrivacyModel, method: str = "auto", *, seed: int 
 def implied_k(model: PrivacyModel) -> int:
     """The smallest class size any release satisfying ``model`` must have.
 
-    k-anonymity and p-sensitive k-anonymity give ``k``; every l-diversity variant needs at
+    k-anonymity gives ``k``, p-sensitive k-anonymity ``max(k, p)``; every l-diversity variant needs at
     least ``l`` rows per class; t-closeness alone gives 1. So k-anonymity lower bounds with
     this ``k`` are lower bounds for ``model`` too.
     """
@@ -61,7 +61,8 @@ def implied_k(model: PrivacyModel) -> int:
         return max(implied_k(p) for p in parts)
     k = getattr(model, "k", None) or 1
     l = getattr(model, "l", None) or 1
-    return max(int(k), math.ceil(float(l)))
+    p = getattr(model, "p", None) or 1  # p distinct sensitive values need >= p rows
+    return max(int(k), int(p), math.ceil(float(l)))
 
 
 def lower_bounds(rt: RowTypes, model: PrivacyModel, progress: Progress | None = None
