@@ -1,9 +1,9 @@
 """Equivalence classes of a released table and their sensitive histograms.
 
-One polars ``group_by`` over the released QI columns gives every class (a ``*`` is an ordinary
-value, null a value of its own), its size and, per sensitive column, the list of its rows'
-sensitive codes; numpy then counts codes per class. Classes are processed in chunks so the
-dense ``(classes, |S|)`` matrices stay small.
+Every released QI column is coded exactly (a ``*`` is an ordinary value, null a value of its
+own), the codes are packed into one integer per row, and sorting the rows by it puts each class
+in one run: its size and its rows' sensitive codes follow; numpy then counts codes per class.
+Classes are processed in chunks so the dense ``(classes, |S|)`` matrices stay small.
 """
 
 from __future__ import annotations
@@ -36,10 +36,12 @@ class Sensitive:
 
 @dataclass(frozen=True, eq=False)
 class Classes:
-    """The released classes: ``keys`` (one row of QI values per class), ``sizes``,
-    ``offsets`` into each sensitive column's ``flat`` codes."""
+    """The released classes: ``frame`` (the released QI columns, every row) with ``rep``, the
+    row of ``frame`` that stands for each class; ``sizes``; ``offsets`` into each sensitive
+    column's ``flat`` codes."""
 
-    keys: pl.DataFrame
+    frame: pl.DataFrame
+    rep: NDArray[np.int64]
     sizes: NDArray[np.int64]
     offsets: NDArray[np.int64]
     sensitive: tuple[Sensitive, ...]
@@ -53,8 +55,12 @@ class Classes:
         """``(classes,)`` hash of each class's released QI values (computed once): a
         tie-break that does not depend on row order."""
         if not self._hashes:
-            self._hashes.append(self.keys.hash_rows(seed=0).to_numpy())
+            self._hashes.append(self.frame.hash_rows(seed=0).to_numpy()[self.rep])
         return self._hashes[0]
+
+    def key(self, i: int) -> tuple[tuple[str, object], ...]:
+        """The released QI values of class ``i``, as (column, value) pairs."""
+        return tuple(zip(self.frame.columns, self.frame.row(int(self.rep[i])), strict=True))
 
     def chunks(self, a: int) -> Iterator[tuple[NDArray[np.int64], NDArray[np.int64]]]:
         """``(idx, hist)`` pairs covering every class once: ``hist`` holds the ``(len(idx),
@@ -140,14 +146,75 @@ def _encode_numeric(col: pl.Series) -> tuple[tuple[object, ...], pl.Series]:
 
 
 def group(df: pl.DataFrame, qi: tuple[str, ...], sensitive: tuple[str, ...]) -> Classes:
-    """Group ``df`` by its released QI values (see module docstring)."""
+    """Group ``df`` by its released QI values (see module docstring).
+
+    Each QI column gets exact dense integer codes (equal values, and only equal values, share
+    a code; null is a code of its own); the codes are packed into one integer key per row and
+    the rows are sorted by it, so each class is one run of the sorted order. Tables whose
+    packed key would not fit in 62 bits fall back to one polars ``group_by``.
+    """
+    encoded = [encode(df[c]) for c in sensitive]
+    packed = _packed_key(df, qi)
+    if packed is None:
+        return _group_polars(df, qi, sensitive, encoded)
+    order = np.argsort(packed)  # rows of one class become one run (any order inside it)
+    key_sorted = packed[order]
+    starts = np.flatnonzero(np.r_[True, key_sorted[1:] != key_sorted[:-1]])
+    offsets = np.r_[starts, len(order)].astype(np.int64)
+    sizes = np.diff(offsets)
+    cols = tuple(
+        Sensitive(name, values, codes.to_numpy().astype(np.int64)[order])
+        for name, (values, codes) in zip(sensitive, encoded, strict=True))
+    return Classes(df.select(qi), order[starts].astype(np.int64), sizes, offsets, cols)
+
+
+def _dense_codes(col: pl.Series) -> NDArray[np.int64]:
+    """Exact dense codes ``0..u-1`` of a column (null, and NaN, a code of their own)."""
+    if col.dtype.is_integer() and col.null_count() == 0:
+        a = col.to_numpy().astype(np.int64, copy=False)
+        lo = int(a.min()) if len(a) else 0
+        if len(a) and int(a.max()) - lo < 4 * len(a) + 1024:
+            raw = a - lo
+        else:
+            return np.unique(a, return_inverse=True)[1].reshape(-1).astype(np.int64)
+    else:
+        text = col if col.dtype in (pl.String, pl.Categorical) else col.cast(pl.String)
+        phys = text.cast(pl.Categorical).to_physical()
+        top = phys.max()
+        fill = int(top) + 1 if isinstance(top, int) else 0
+        raw = phys.fill_null(fill).to_numpy().astype(np.int64, copy=False)
+    present = np.zeros(int(raw.max()) + 1 if len(raw) else 1, dtype=bool)
+    present[raw] = True
+    remap = np.cumsum(present, dtype=np.int64) - 1
+    return remap[raw]
+
+
+def _packed_key(df: pl.DataFrame, qi: tuple[str, ...]) -> NDArray[np.int64] | None:
+    """One int64 per row, equal exactly when the rows' QI values are equal; None if the
+    mixed-radix product of the columns' cardinalities exceeds 2**62."""
+    key = np.zeros(df.height, dtype=np.int64)
+    total = 1
+    for c in qi:
+        codes = _dense_codes(df[c])
+        card = int(codes.max()) + 1 if len(codes) else 1
+        total *= card
+        if total >= 2**62:
+            return None
+        key = key * card + codes
+    return key
+
+
+def _group_polars(df: pl.DataFrame, qi: tuple[str, ...], sensitive: tuple[str, ...],
+                  encoded: list[tuple[tuple[object, ...], pl.Series]]) -> Classes:
+    """The general path: one polars ``group_by`` collecting each class's sensitive codes."""
     taken = set(df.columns)
     size_col = _fresh("__size", taken)
+    row_col = _fresh("__row", taken)
     code_cols = [_fresh(f"__s{i}", taken) for i in range(len(sensitive))]
-    encoded = [encode(df[c]) for c in sensitive]
     frame = df.select(qi).with_columns(
-        [codes.alias(name) for (_, codes), name in zip(encoded, code_cols, strict=True)])
-    grouped = frame.group_by(list(qi)).agg(pl.len().alias(size_col),
+        [codes.alias(name) for (_, codes), name in zip(encoded, code_cols, strict=True)]
+    ).with_row_index(row_col)
+    grouped = frame.group_by(list(qi)).agg(pl.len().alias(size_col), pl.col(row_col).first(),
                                            *[pl.col(c) for c in code_cols])
     sizes = grouped[size_col].to_numpy().astype(np.int64)
     offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
@@ -155,7 +222,8 @@ def group(df: pl.DataFrame, qi: tuple[str, ...], sensitive: tuple[str, ...]) -> 
     cols = tuple(
         Sensitive(name, values, grouped[c].explode().to_numpy().astype(np.int64))
         for name, (values, _), c in zip(sensitive, encoded, code_cols, strict=True))
-    return Classes(grouped.select(qi), sizes, offsets, cols)
+    rep = grouped[row_col].to_numpy().astype(np.int64)
+    return Classes(df.select(qi), rep, sizes, offsets, cols)
 
 
 def _fresh(name: str, taken: set[str]) -> str:

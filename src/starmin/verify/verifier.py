@@ -144,8 +144,7 @@ def _check(name: str, sensitive: str | None, ok: NDArray[np.bool_],
         measure.min() if ev.higher_is_better else measure.max())
     picked = _pick(bad, measure[bad], ev.higher_is_better, classes)
     examples = tuple(
-        ViolatingClass(tuple(zip(classes.keys.columns, classes.keys.row(int(i)), strict=True)),
-                       int(classes.sizes[i]), float(measure[i]))
+        ViolatingClass(classes.key(int(i)), int(classes.sizes[i]), float(measure[i]))
         for i in picked)
     return ModelCheck(name, sensitive, len(bad) == 0, worst, ev.measure_name,
                       ev.higher_is_better, len(bad), int(classes.sizes[bad].sum()), examples)
@@ -175,17 +174,17 @@ def _pick(bad: NDArray[np.int64], measure: NDArray[np.float64], higher_is_better
 
 def _stars(classes: Classes, star: str) -> tuple[int, int, int]:
     """Stars, rows with a star, rows with only stars (counted per class, times its size)."""
-    keys = classes.keys
-    text = [c for c in keys.columns if keys[c].dtype in (pl.String, pl.Categorical)
-            or isinstance(keys[c].dtype, pl.Enum)]
+    frame = classes.frame
+    text = [c for c in frame.columns if frame[c].dtype in (pl.String, pl.Categorical)
+            or isinstance(frame[c].dtype, pl.Enum)]
     if not text:
         return 0, 0, 0
-    per_class = keys.select(pl.sum_horizontal(
+    per_row = frame.select(pl.sum_horizontal(
         [(pl.col(c).cast(pl.String) == star).fill_null(False) for c in text]))
-    per = per_class.to_series().to_numpy().astype(np.int64)
+    per = per_row.to_series().to_numpy().astype(np.int64)[classes.rep]  # equal in a class
     sizes = classes.sizes
     return (int((per * sizes).sum()), int(sizes[per > 0].sum()),
-            int(sizes[per == keys.width].sum()))
+            int(sizes[per == frame.width].sum()))
 
 
 def _summary(sizes: NDArray[np.int64]) -> SizeSummary:
