@@ -38,9 +38,10 @@ class Release:
 
 def solve(rt: RowTypes, model: PrivacyModel, method: str = "auto", *, seed: int = 0,
           progress: Progress | None = None, **options: Any) -> ReleasePlan:
-    """Run one algorithm on row types. ``method="auto"`` picks the default for the instance."""
+    """Run one algorithm on row types. ``method="auto"`` picks the default for the instance,
+    ``method="exact"`` the first exact method that can solve it."""
     check_feasible(model, rt)
-    algo = registry.choose(model, rt) if method == "auto" else registry.get(method)
+    algo = registry.choose(model, rt, method)
     reason = algo.supports(model, rt)
     if reason is not None:
         raise InvalidInput(f"method {algo.name!r} cannot solve this instance: {reason}")

@@ -38,15 +38,27 @@ def get(name: str) -> Algorithm:
     return table[name]
 
 
-def choose(model: PrivacyModel, rt: RowTypes) -> Algorithm:
-    """The default method for this model and instance (``--method auto``)."""
+def choose(model: PrivacyModel, rt: RowTypes, method: str = "auto") -> Algorithm:
+    """The algorithm ``--method`` names for this instance.
+
+    ``auto`` takes the first of :data:`AUTO_ORDER` that supports the instance: an exact
+    method while it is cheap, then the best practical method for the model. ``exact`` takes
+    the first exact (or FPT) method that supports it, and says why none does otherwise.
+    """
+    if method not in ("auto", "exact"):
+        return get(method)
     table = algorithms()
-    for name in AUTO_ORDER:
-        a = table.get(name)
-        if a is not None and a.supports(model, rt) is None:
-            return a
-    reasons = "; ".join(f"{a.name}: {a.supports(model, rt)}" for a in table.values())
-    raise InvalidInput(f"no algorithm supports {getattr(model, 'name', model)}: {reasons}")
+    if method == "auto":
+        names = [n for n in AUTO_ORDER if n in table]
+    else:
+        names = [n for n, a in table.items() if a.guarantee.kind in ("exact", "fpt")]
+    for name in names:
+        if table[name].supports(model, rt) is None:
+            return table[name]
+    reasons = "; ".join(f"{n}: {table[n].supports(model, rt)}" for n in names)
+    what = "no exact method" if method == "exact" else "no algorithm"
+    raise InvalidInput(f"{what} supports {getattr(model, 'name', model)} on this table "
+                       f"({reasons})")
 
 
 # Preference for --method auto: exact when it is cheap, then the best practical method.

@@ -19,7 +19,8 @@ EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 def _methods_text() -> str:
     from starmin.algorithms.registry import algorithms
 
-    lines = ["methods (--method NAME; auto picks the best that supports the instance):"]
+    lines = ["methods (--method NAME; 'auto' picks the best that supports the instance, "
+             "'exact' the first exact one):"]
     for a in algorithms().values():
         lines.append(f"  {a.name:<20} {a.guarantee.kind}: {a.guarantee.statement}")
         if a.guarantee.reference:
