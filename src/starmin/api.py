@@ -53,9 +53,9 @@ def solve(rt: RowTypes, model: PrivacyModel, method: str = "auto", *, seed: int 
 def implied_k(model: PrivacyModel) -> int:
     """The smallest class size any release satisfying ``model`` must have.
 
-    k-anonymity gives ``k``, p-sensitive k-anonymity ``max(k, p)``; every l-diversity variant needs at
-    least ``l`` rows per class; t-closeness alone gives 1. So k-anonymity lower bounds with
-    this ``k`` are lower bounds for ``model`` too.
+    k-anonymity gives ``k``, p-sensitive k-anonymity ``max(k, p)``; every l-diversity
+    variant needs at least ``l`` rows per class; t-closeness alone gives 1. So k-anonymity
+    lower bounds with this ``k`` are lower bounds for ``model`` too.
     """
     parts = getattr(model, "models", None) or getattr(model, "parts", None)
     if parts:
