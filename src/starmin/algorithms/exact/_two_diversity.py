@@ -1,0 +1,107 @@
+"""Shared checks of the exact 2-diversity algorithms (``two-diversity-flow``, ``-milp``).
+
+Both solve *frequency* l-diversity with ``l = 2`` (Xiao, Yi & Tao, Definition 2: a class is
+2-eligible when no sensitive value holds more than half of its rows) for a table with exactly
+one sensitive column. Liang & Yuan's Lemma 2 (Sec. 6) lets both search only partitions into
+groups of 2 or 3 rows with distinct sensitive values.
+
+This module holds what both need: which models and tables they accept, the 2-eligibility
+check (Xiao, Yi & Tao, Lemma 1 and its corollary: a 2-diverse release exists iff the whole
+table is 2-eligible), Hamming distances of row types and the empty plan.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+from numpy.typing import NDArray
+
+from starmin.data.rowtypes import RowTypes
+from starmin.errors import Infeasible
+from starmin.models.base import PrivacyModel
+from starmin.transform.plan import Guarantee, ReleasePlan
+
+
+def _probe_histograms() -> NDArray[np.int64]:
+    """``(63, 3)`` every non-empty class over three values with at most 3 rows of each."""
+    rows = [h for h in itertools.product(range(4), repeat=3) if sum(h) > 0]
+    return np.asarray(rows, dtype=np.int64)
+
+
+_PROBE = _probe_histograms()
+_PROBE_OK = 2 * _PROBE.max(axis=1) <= _PROBE.sum(axis=1)
+
+
+def model_reason(model: PrivacyModel, method: str) -> str | None:
+    """``None`` when ``model`` is frequency 2-diversity, else why ``method`` cannot solve it.
+
+    The model must have ``l == 2`` and judge classes exactly as frequency 2-diversity does
+    (largest sensitive count <= half the class) on every class with up to 3 rows of each of
+    3 values: this tells the frequency form apart from the distinct, entropy and recursive
+    forms, for which the pairs-and-triples argument (Lemma 2) does not give the optimum."""
+    label = getattr(model, "name", type(model).__name__)
+    if getattr(model, "l", None) != 2 or not getattr(model, "uses_sensitive", False):
+        return (f"{method} solves frequency l-diversity with l = 2 only, got {label}; "
+                "use another method for this model")
+    try:
+        ev = model.evaluate(_PROBE, _PROBE.sum(axis=0), ("a", "b", "c"))
+        same = bool(np.array_equal(np.asarray(ev.ok, dtype=bool), _PROBE_OK))
+    except Exception as exc:  # a model that cannot judge the probe is not the frequency form
+        same = False
+        label = f"{label} ({exc})"
+    if not same:
+        return (f"{method} solves the frequency form of 2-diversity (each value at most half "
+                f"of its class) only; {label} judges classes differently: use another method")
+    return None
+
+
+def table_reason(rt: RowTypes, method: str) -> str | None:
+    """``None`` when ``rt`` has exactly one sensitive column, else the reason."""
+    if len(rt.sensitive) != 1:
+        return (f"{method} needs exactly one sensitive column, the table has "
+                f"{len(rt.sensitive)}: declare one sensitive column")
+    return None
+
+
+def value_counts(rt: RowTypes) -> NDArray[np.int64]:
+    """``(s,)`` rows per sensitive key (with one sensitive column: per value)."""
+    return rt.counts.sum(axis=0)
+
+
+def value_name(rt: RowTypes, key: int) -> object:
+    """The decoded sensitive value of key ``key`` (one sensitive column)."""
+    return rt.sensitive_domains[0][int(rt.keys[key, 0])]
+
+
+def check_two_eligible(rt: RowTypes) -> None:
+    """Raise :class:`Infeasible` unless no sensitive value holds more than half of the rows.
+
+    By Xiao, Yi & Tao's Lemma 1 (union of l-eligible sets is l-eligible) a 2-diverse release
+    exists iff the whole table is 2-eligible (their corollary to Lemma 1, Sec. 3)."""
+    counts = value_counts(rt)
+    n = int(counts.sum())
+    if n == 0:
+        return
+    j = int(np.argmax(counts))
+    f = int(counts[j])
+    if 2 * f > n:
+        raise Infeasible(
+            f"no l-diverse release exists: value {value_name(rt, j)!r} of "
+            f"{rt.sensitive[0]!r} has frequency {f}/{n} = {f / n:.4g} > 1/l = 1/2; "
+            f"add rows with other values or drop {2 * f - n} rows of that value"
+        )
+
+
+def hamming(a: NDArray[np.integer], b: NDArray[np.integer]) -> NDArray[np.int64]:
+    """``(p, q)`` number of columns where row ``i`` of ``a (p, m)`` and row ``j`` of
+    ``b (q, m)`` differ (one pass per column keeps memory at ``p x q``)."""
+    out = np.zeros((a.shape[0], b.shape[0]), dtype=np.int64)
+    for c in range(a.shape[1]):
+        out += a[:, c, None] != b[None, :, c]
+    return out
+
+
+def empty_plan(rt: RowTypes, method: str, guarantee: Guarantee) -> ReleasePlan:
+    """The plan of a table without rows: nothing to release, cost 0."""
+    return ReleasePlan.from_groups(rt, [], method, guarantee, lower_bound=0)
