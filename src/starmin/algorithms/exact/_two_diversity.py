@@ -12,48 +12,26 @@ table is 2-eligible), Hamming distances of row types and the empty plan.
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 from numpy.typing import NDArray
 
 from starmin.data.rowtypes import RowTypes
 from starmin.errors import Infeasible
 from starmin.models.base import PrivacyModel
+from starmin.models.l_diversity import LDiversity
 from starmin.transform.plan import Guarantee, ReleasePlan
 
 
-def _probe_histograms() -> NDArray[np.int64]:
-    """``(63, 3)`` every non-empty class over three values with at most 3 rows of each."""
-    rows = [h for h in itertools.product(range(4), repeat=3) if sum(h) > 0]
-    return np.asarray(rows, dtype=np.int64)
-
-
-_PROBE = _probe_histograms()
-_PROBE_OK = 2 * _PROBE.max(axis=1) <= _PROBE.sum(axis=1)
-
-
 def model_reason(model: PrivacyModel, method: str) -> str | None:
-    """``None`` when ``model`` is frequency 2-diversity, else why ``method`` cannot solve it.
-
-    The model must have ``l == 2`` and judge classes exactly as frequency 2-diversity does
-    (largest sensitive count <= half the class) on every class with up to 3 rows of each of
-    3 values: this tells the frequency form apart from the distinct, entropy and recursive
-    forms, for which the pairs-and-triples argument (Lemma 2) does not give the optimum."""
+    """``None`` when ``model`` is frequency 2-diversity (:class:`LDiversity` with ``l = 2``),
+    else why ``method`` cannot solve it. Other forms (distinct, entropy, recursive (c, 2)) and
+    conjunctions are refused: Lemma 2's pairs-and-triples argument is for the frequency form
+    (a recursive (c, 2) class may hold a value more than half of the time, for instance)."""
+    if isinstance(model, LDiversity) and model.l == 2:
+        return None
     label = getattr(model, "name", type(model).__name__)
-    if getattr(model, "l", None) != 2 or not getattr(model, "uses_sensitive", False):
-        return (f"{method} solves frequency l-diversity with l = 2 only, got {label}; "
-                "use another method for this model")
-    try:
-        ev = model.evaluate(_PROBE, _PROBE.sum(axis=0), ("a", "b", "c"))
-        same = bool(np.array_equal(np.asarray(ev.ok, dtype=bool), _PROBE_OK))
-    except Exception as exc:  # a model that cannot judge the probe is not the frequency form
-        same = False
-        label = f"{label} ({exc})"
-    if not same:
-        return (f"{method} solves the frequency form of 2-diversity (each value at most half "
-                f"of its class) only; {label} judges classes differently: use another method")
-    return None
+    return (f"{method} solves frequency 2-diversity (LDiversity(2): each sensitive value at "
+            f"most half of its class) only, got {label}; use another method for this model")
 
 
 def table_reason(rt: RowTypes, method: str) -> str | None:
@@ -87,9 +65,9 @@ def check_two_eligible(rt: RowTypes) -> None:
     f = int(counts[j])
     if 2 * f > n:
         raise Infeasible(
-            f"no l-diverse release exists: value {value_name(rt, j)!r} of "
-            f"{rt.sensitive[0]!r} has frequency {f}/{n} = {f / n:.4g} > 1/l = 1/2; "
-            f"add rows with other values or drop {2 * f - n} rows of that value"
+            f"no l-diverse release exists (l = 2): value {value_name(rt, j)!r} of "
+            f"{rt.sensitive[0]!r} has frequency {f}/{n} > 1/2 in the whole table (Xiao et al. "
+            f"Lemma 1); drop {2 * f - n} rows of that value or add rows with other values"
         )
 
 
