@@ -14,7 +14,10 @@ from matplotlib.axes import Axes
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 STYLE = {"tp": ("TP", "tab:blue", "o"), "tp+": ("TP+", "tab:green", "s"),
-         "hilbert": ("Hilbert", "tab:red", "^")}
+         "hilbert": ("Hilbert", "tab:red", "^"),
+         "tp+/greedy": ("TP+ (greedy cut)", "tab:olive", "x"),
+         "hilbert/greedy": ("Hilbert (greedy cut)", "tab:purple", "v")}
+SCALING = ("tp", "tp+", "hilbert")
 _PLAIN = FuncFormatter(lambda v, _: f"{v:g}")
 _PLAIN_MINOR = FuncFormatter(lambda v, _: f"{v:g}" if f"{v:g}"[0] in "235" else "")
 _K = FuncFormatter(lambda v, _: f"{v / 1000:g}k" if abs(v) >= 1000 else f"{v:g}")
@@ -136,7 +139,8 @@ def scaling_figure(scales: list[dict[str, Any]], out: Path, stem: str) -> Path:
         s["title"] = f"{s['name']} (l = {s['l']}, {s['projections']} projection(s))"
 
     def draw(ax: Axes, s: dict[str, Any]) -> None:
-        for m, (label, color, marker) in STYLE.items():
+        for m in SCALING:
+            label, color, marker = STYLE[m]
             _line(ax, s[f"{m}_cpu_seconds"], label, color, marker)
         _line(ax, s["aggregate_seconds"], "aggregate (rows to row types)", "grey", ".",
               dashed=True)

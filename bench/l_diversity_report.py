@@ -6,7 +6,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
-from l_diversity_runs import HEURISTICS
+from l_diversity_runs import METHODS
 
 Run = dict[str, Any]
 
@@ -51,7 +51,7 @@ def summarize_table(t: dict[str, Any]) -> dict[str, Any]:
     for what, sel, key in (("vs_l", fig_l, "l"), ("vs_d", fig_d, "d")):
         for field in ("stars", "seconds", "cpu_seconds", "tuples", "largest_class"):
             out[f"{field}_{what}"] = {m: _by([r for r in sel if r["method"] == m], key, field)
-                                      for m in HEURISTICS}
+                                      for m in METHODS}
         out[f"lower_bound_{what}"] = _by([r for r in sel if r["method"] == "tp"], key,
                                          "lower_bound")
         out[f"projections_{what}"] = len({tuple(r["qi"]) for r in sel})
@@ -59,7 +59,7 @@ def summarize_table(t: dict[str, Any]) -> dict[str, Any]:
     out["phases"] = _phases(tp)
     out["tp_tuple_gap"] = _gap(tp, "tuples")
     out["star_gap"] = {m: _gap([r for r in fig_l if r["method"] == m], "stars")
-                       for m in HEURISTICS}
+                       for m in METHODS}
     out["wins_vs_d"] = _wins(fig_d)
     return out
 
@@ -90,19 +90,24 @@ def _gap(runs: list[Run], field: str) -> dict[str, Any]:
 
 
 def _wins(runs: list[Run]) -> dict[int, dict[str, float | None]]:
-    """Per d, the share of tables where TP < Hilbert and TP+ < Hilbert, and TP+ <= TP."""
+    """Per d, the share of tables where one method has fewer stars than another."""
     stars: dict[tuple[Any, ...], dict[str, int]] = defaultdict(dict)
     for r in runs:
         stars[(r["d"], tuple(r["qi"]), r["l"])][r["method"]] = r["stars"]
     per_d: dict[int, list[dict[str, int]]] = defaultdict(list)
     for (d, _, _), s in stars.items():
-        if len(s) == len(HEURISTICS):
+        if len(s) == len(METHODS):
             per_d[d].append(s)
-    return {d: {"tables": len(v),
-                "tp_beats_hilbert": _mean(float(s["tp"] < s["hilbert"]) for s in v),
-                "tp_plus_beats_hilbert": _mean(float(s["tp+"] < s["hilbert"]) for s in v),
-                "tp_plus_le_tp": _mean(float(s["tp+"] <= s["tp"]) for s in v)}
-            for d, v in sorted(per_d.items())}
+    pairs = {"tp_beats_hilbert": ("tp", "hilbert"), "tp_plus_beats_hilbert": ("tp+", "hilbert"),
+             "tp_beats_hilbert_greedy": ("tp", "hilbert/greedy"),
+             "tp_plus_greedy_beats_hilbert_greedy": ("tp+/greedy", "hilbert/greedy")}
+    out: dict[int, dict[str, float | None]] = {}
+    for d, v in sorted(per_d.items()):
+        out[d] = {"tables": len(v)}
+        for name, (a, b) in pairs.items():
+            out[d][name] = _mean(float(s[a] < s[b]) for s in v)
+        out[d]["tp_plus_le_tp"] = _mean(float(s["tp+"] <= s["tp"]) for s in v)
+    return out
 
 
 def summarize_scaling(s: dict[str, Any]) -> dict[str, Any]:
@@ -110,7 +115,7 @@ def summarize_scaling(s: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"name": s["name"], "l": s["l"], "projections": len(s["qi_sets"]),
                            "t_in": _by(runs, "n", "t_in"),
                            "aggregate_seconds": _by(runs, "n", "aggregate_seconds")}
-    for m in HEURISTICS:
+    for m in sorted({r["method"] for r in runs}):
         sel = [r for r in runs if r["method"] == m]
         out[f"{m}_seconds"] = _by(sel, "n", "seconds")
         out[f"{m}_cpu_seconds"] = _by(sel, "n", "cpu_seconds")
@@ -120,11 +125,11 @@ def summarize_scaling(s: dict[str, Any]) -> dict[str, Any]:
 
 def summarize_exact(e: dict[str, Any]) -> dict[str, Any]:
     """Ratios to the exact optimum per method, overall, per ``d`` and per ``l``."""
-    runs = [r for r in e["runs"] if r["method"] in HEURISTICS]
+    runs = [r for r in e["runs"] if r["method"] in METHODS]
     out: dict[str, Any] = {"name": e["name"], "method": e["method"], "key": e["key"],
                            "instances": sum(r["method"] == e["method"] for r in e["runs"]),
                            "skipped": e.get("skipped")}
-    for m in HEURISTICS:
+    for m in METHODS:
         sel = [r for r in runs if r["method"] == m]
         out[m] = {"all": _stats([_ratio(r, "stars", "opt") for r in sel]),
                   "optimal_share": _mean(float(r["stars"] == r["opt"]) for r in sel)}
@@ -168,13 +173,13 @@ def check_runs(results: dict[str, Any]) -> dict[str, Any]:
             if r["l"] == 2 and r["phase"] == 3:                # Thm 2
                 fail.append(f"TP ran phase three at l = 2: {tag}")
         if "opt" in r:
-            if r["method"] not in HEURISTICS and r["stars"] != r["opt"]:
+            if r["method"] not in METHODS and r["stars"] != r["opt"]:
                 fail.append(f"exact methods disagree: {r['stars']} != {r['opt']}: {tag}")
             if r["stars"] < r["opt"]:
                 fail.append(f"{r['stars']} stars below the optimum {r['opt']}: {tag}")
             if r["lower_bound"] is not None and r["lower_bound"] > r["opt"]:
                 fail.append(f"lower bound {r['lower_bound']} above the optimum: {tag}")
-            if r["method"] in ("tp", "tp+") and r["stars"] > r["l"] * r["d"] * r["opt"]:
+            if r["method"].startswith("tp") and r["stars"] > r["l"] * r["d"] * r["opt"]:
                 fail.append(f"ratio l*d broken ({r['stars']} > l*d*{r['opt']}): {tag}")
     fail += _tp_plus_not_worse(runs)
     return {"runs": len(runs), "verified": sum(r["verified"] is True for r in runs),
@@ -187,5 +192,5 @@ def _tp_plus_not_worse(runs: list[Run]) -> list[str]:
     for r in runs:
         seen[(r["n"], r["t_in"], tuple(r["qi"]), r["l"], r.get("sample"))][r["method"]] = \
             r["stars"]
-    return [f"TP+ {s['tp+']} > TP {s['tp']} stars at {k}" for k, s in seen.items()
-            if "tp" in s and "tp+" in s and s["tp+"] > s["tp"]]
+    return [f"{m} {s[m]} > TP {s['tp']} stars at {k}" for k, s in seen.items()
+            for m in ("tp+", "tp+/greedy") if "tp" in s and m in s and s[m] > s["tp"]]

@@ -31,6 +31,10 @@ from starmin.verify import verify
 
 ENGINE = LocalEngine()
 HEURISTICS = ("tp", "tp+", "hilbert")
+"""The registered methods with their default options (Hilbert: the bucket cut)."""
+VARIANTS = ("tp+/greedy", "hilbert/greedy")
+"""``name/cut``: the same methods with ``cut="greedy"`` (Ghinita et al.'s running group)."""
+METHODS = HEURISTICS + VARIANTS
 _UNREGISTERED = {
     "two-diversity-flow": "starmin.algorithms.exact.two_diversity_flow",
     "two-diversity-milp": "starmin.algorithms.exact.two_diversity_milp",
@@ -67,19 +71,21 @@ def solve(enc: LocalEncoded, l: int, method: str) -> tuple[ReleasePlan, float, f
     """Plan for frequency l-diversity by ``method``, its solve time in wall-clock seconds
     and in CPU seconds of this process (less sensitive to other load on the machine)."""
     rt, model = enc.row_types, LDiversity(l)
+    name, _, cut = method.partition("/")
+    options: dict[str, Any] = {"cut": cut} if cut else {}
     c = time.process_time()
     t = time.perf_counter()
-    if registered(method):
-        plan = api.solve(rt, model, method)
+    if registered(name):
+        plan = api.solve(rt, model, name, **options)
     else:
-        algo = algorithm(method)
+        algo = algorithm(name)
         if algo is None:
-            raise InvalidInput(f"method {method!r} is not available")
+            raise InvalidInput(f"method {name!r} is not available")
         check_feasible(model, rt)
         reason = algo.supports(model, rt)
         if reason is not None:
             raise InvalidInput(reason)
-        plan = algo.solve(rt, model)
+        plan = algo.solve(rt, model, **options)
         plan.validate(rt)
     return plan, time.perf_counter() - t, time.process_time() - c
 
@@ -125,5 +131,5 @@ def warm_up() -> None:
     df = pl.DataFrame({"a": rng.integers(0, 5, 300), "b": rng.integers(0, 5, 300),
                        "s": rng.integers(0, 6, 300)})
     enc, _ = aggregate(df, ("a", "b"), "s")
-    for m in HEURISTICS:
+    for m in METHODS:
         record(enc, 2, m, check=True)

@@ -20,7 +20,7 @@ from l_diversity_data import (
     balanced_adult,
     projections,
 )
-from l_diversity_runs import HEURISTICS, aggregate, algorithm, describe, record
+from l_diversity_runs import HEURISTICS, METHODS, aggregate, algorithm, describe, record
 from starmin.models import LDiversity
 
 
@@ -30,7 +30,7 @@ class TableSpec:
 
     Every projection of every ``d`` in ``ds`` gets TP at every feasible ``l`` (the phase-three
     count, as Xiao et al. Sec. 6.1) when ``phases_all``; a seeded sample of ``limit``
-    projections per ``d`` (all when None) also gets TP+ and Hilbert at every ``l`` for
+    projections per ``d`` (all when None) also gets TP+ and Hilbert (both cuts) at every ``l`` for
     ``d == fig_d`` (Figures 2 and 4) and at ``l == fig_l`` for every ``d`` (Figures 3 and 5).
     The first ``verify_first`` sampled projections of each ``d`` are verified at the ``l`` in
     ``verify_ls`` (every ``l`` when None), every method.
@@ -93,7 +93,7 @@ def _tasks(spec: TableSpec, d: int, sampled: bool, ls: list[int]) -> list[tuple[
     for l in ls:
         full = sampled and (d == spec.fig_d or l == spec.fig_l)
         if full:
-            out += [(l, m) for m in HEURISTICS]
+            out += [(l, m) for m in METHODS]
         elif spec.phases_all or sampled:
             out.append((l, "tp"))
     return out
@@ -151,7 +151,7 @@ def _exact_runs(enc: Any, l: int, exact: str, info: dict[str, Any],
     instance, all verified, each run carrying ``opt`` (the first solver's optimum)."""
     best = record(enc, l, exact, check=True)
     out = [{**info, **best, "opt": best["stars"]}]
-    for m in (*cross, *HEURISTICS):
+    for m in (*cross, *METHODS):
         out.append({**info, **record(enc, l, m, check=True), "opt": best["stars"]})
     return out
 

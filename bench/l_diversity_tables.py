@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from l_diversity_runs import HEURISTICS
+from l_diversity_runs import HEURISTICS, METHODS
 
-NAMES = {"tp": "TP", "tp+": "TP+", "hilbert": "Hilbert"}
+NAMES = {"tp": "TP", "tp+": "TP+", "hilbert": "Hilbert", "tp+/greedy": "TP+ (greedy)",
+         "hilbert/greedy": "Hilbert (greedy)"}
+COLUMNS = [NAMES[m] for m in METHODS]
 
 
 def _g(d: dict[Any, Any], k: Any) -> Any:
@@ -39,12 +41,12 @@ def stars(t: dict[str, Any], what: str) -> str:
     xs = _keys(s["tp"])
     rows = []
     for x in xs:
-        row = [str(x)] + [_f(_g(s[m], x)) for m in HEURISTICS]
+        row = [str(x)] + [_f(_g(s[m], x)) for m in METHODS]
         row.append(_f(_g(t[f"lower_bound_vs_{what}"], x)))
         if what == "d":
             row.append(_f(_g(t["t_in_vs_d"], x)))
         rows.append(row)
-    head = [key, "TP", "TP+", "Hilbert", "lower bound (tuples)"]
+    head = [key, *COLUMNS, "lower bound (tuples)"]
     return _table(head + (["t_in (mean)"] if what == "d" else []), rows)
 
 
@@ -52,9 +54,9 @@ def times(t: dict[str, Any], what: str) -> str:
     """Mean solve time in ms: CPU (wall clock in brackets)."""
     c, w = t[f"cpu_seconds_vs_{what}"], t[f"seconds_vs_{what}"]
     rows = [[str(x)] + [f"{_g(c[m], x) * 1e3:.1f} ({_g(w[m], x) * 1e3:.1f})"
-                        if _g(c[m], x) is not None else "–" for m in HEURISTICS]
+                        if _g(c[m], x) is not None else "–" for m in METHODS]
             for x in _keys(c["tp"])]
-    return _table([what, "TP ms", "TP+ ms", "Hilbert ms"], rows)
+    return _table([what, *[f"{c} ms" for c in COLUMNS]], rows)
 
 
 def phases(t: dict[str, Any]) -> str:
@@ -71,19 +73,21 @@ def gaps(t: dict[str, Any]) -> str:
     rows = []
     for ls in _keys(g):
         row = [str(ls), _f(_g(g, ls)["mean"], 3), _f(_g(g, ls)["max"], 3)]
-        for m in HEURISTICS:
+        for m in METHODS:
             sg = _g(t["star_gap"][m]["per_l"], ls)
-            row.append(_f(sg["mean"], 2) if sg else "–")
+            row.append(_f(sg["mean"], 2) if sg and sg["mean"] is not None else "–")
         rows.append(row)
-    return _table(["l", "TP tuples/LB mean", "TP tuples/LB max", "TP stars/LB",
-                   "TP+ stars/LB", "Hilbert stars/LB"], rows)
+    return _table(["l", "TP tuples/LB mean", "TP tuples/LB max",
+                   *[f"{c} stars/LB" for c in COLUMNS]], rows)
 
 
 def wins(t: dict[str, Any]) -> str:
-    rows = [[str(d), str(w["tables"]), _f(w["tp_beats_hilbert"], 2),
-             _f(w["tp_plus_beats_hilbert"], 2), _f(w["tp_plus_le_tp"], 2)]
+    keys = ("tp_beats_hilbert", "tp_plus_beats_hilbert", "tp_beats_hilbert_greedy",
+            "tp_plus_greedy_beats_hilbert_greedy", "tp_plus_le_tp")
+    rows = [[str(d), str(w["tables"]), *[_f(w[k], 2) for k in keys]]
             for d, w in sorted((int(k), v) for k, v in t["wins_vs_d"].items())]
-    return _table(["d", "tables", "TP < Hilbert", "TP+ < Hilbert", "TP+ <= TP"], rows)
+    return _table(["d", "tables", "TP < Hilbert", "TP+ < Hilbert", "TP < Hilbert (greedy)",
+                   "TP+ (greedy) < Hilbert (greedy)", "TP+ <= TP"], rows)
 
 
 def scaling(s: dict[str, Any]) -> str:
@@ -102,13 +106,14 @@ def exact(e: dict[str, Any]) -> str:
     rows = []
     for x in _keys(per0):
         row = [str(x), str(_g(per0, x)["runs"])]
-        for m in HEURISTICS:
+        for m in METHODS:
             st = _g(e[m][f"per_{key}"], x)
             row.append(f"{st['mean']:.2f} / {st['max']:.2f}")
         rows.append(row)
     rows.append(["all", str(e["instances"])]
-                + [f"{e[m]['all']['mean']:.2f} / {e[m]['all']['max']:.2f}" for m in HEURISTICS])
-    return _table([key, "instances", "TP mean/max", "TP+ mean/max", "Hilbert mean/max"], rows)
+                + [f"{e[m]['all']['mean']:.2f} / {e[m]['all']['max']:.2f}" for m in METHODS])
+    rows.append(["optimal share", ""] + [f"{e[m]['optimal_share']:.2f}" for m in METHODS])
+    return _table([key, "instances", *[f"{c} mean/max" for c in COLUMNS]], rows)
 
 
 def markdown(summary: dict[str, Any]) -> str:

@@ -64,14 +64,15 @@ def test_runs_have_the_recorded_fields(results: dict[str, Any]) -> None:
 def test_every_method_ran_and_exact_optima_bound_the_heuristics(results: dict[str, Any]
                                                                ) -> None:
     for t in results["tables"]:
-        assert {r["method"] for r in t["runs"]} == {"tp", "tp+", "hilbert"}
+        assert {r["method"] for r in t["runs"]} == {"tp", "tp+", "hilbert", "tp+/greedy",
+                                                    "hilbert/greedy"}
     methods = [e["method"] for e in results["exact"]]
     assert methods == ["two-diversity-flow", "brute-force", "two-diversity-milp"]
     for e in results["exact"]:
         method = e["method"]
         runs = e["runs"]
         assert runs
-        assert {"tp", "tp+", "hilbert", method} <= {r["method"] for r in runs}
+        assert {"tp", "tp+", "hilbert", "hilbert/greedy", method} <= {r["method"] for r in runs}
         assert all(r["stars"] >= r["opt"] for r in runs)
         assert all(r["stars"] == r["opt"] for r in runs if r["method"].startswith(
             ("two-diversity", "brute")))
