@@ -1,0 +1,153 @@
+"""Pattern packing: k-anonymity by cell suppression, level by level over suppression patterns.
+
+Guarantee: **heuristic** -- the release is k-anonymous (and verified), with no proven ratio;
+the plan carries the best proven lower bound of :mod:`starmin.algorithms.bounds`, so
+``stars / lower_bound`` bounds the gap of every run (measured on ARX adult: 1.8 % to 5 % for
+k = 2..10, see ``docs/algorithms/pattern-packing.md``).
+
+The problem seen per row. A release gives every row a star set ``S`` (its class's pattern) and
+costs ``sum |S|`` over rows (Liang & Yuan, Sec. 2). The rows with star set ``S`` that agree
+outside ``S`` form one class, which needs ``>= k`` rows. So a release is a choice of one
+*bucket* ``(S, w)`` per row -- ``w`` the row's values outside ``S`` -- such that every chosen
+bucket gets 0 or ``>= k`` rows; a row pays ``|S|``.
+
+Algorithm (levels ``j = 0, 1, ..., m`` = stars per row):
+
+0. Every row type with ``>= k`` rows is its own class (0 stars).
+1. For ``j = 1..m``, over the patterns with ``|S| = j``:
+   a. free rows join open classes of level ``j`` that cover them;
+   b. *packing* (min-degree greedy): among buckets holding ``>= k`` free rows, repeatedly take
+      the row type that lies in the fewest of them, open its bucket with the fewest free rows
+      and fill it with exactly ``k`` rows -- its own, then those of the bucket's row types
+      with the fewest options (row types may be split; Bredereck et al., Sec. 4, work with
+      counts per row type, never with rows); rows left in opened buckets join them (a);
+   c. *borrowing*: a bucket with fewer than ``k`` free rows is completed with surplus rows of
+      classes of level ``<= j`` (each keeping ``>= k``) when the borrowed rows' extra stars
+      are at most ``borrow_slack`` per free row placed (default 0.5).
+2. The last ``< k`` free rows (if any) each join the class whose widening costs least
+   (Liang & Yuan's Thm 10 proof merges leftovers the same way, into one group).
+
+Each class is released as its suppressor (never more stars than its pattern); classes with
+equal suppressors merge (still k-anonymous).
+
+Complexity: level ``j`` groups the free row types by each of the ``C(m, j)`` patterns,
+``O(C(m, j) * f_j log f_j)`` for ``f_j`` free row types, plus ``O(I_j log I_j)`` heap work for
+the ``I_j <= C(m, j) * f_j`` (row type, bucket) incidences; borrowing adds
+``O(C(m, j) * (f_j + d_j) log)`` for ``d_j`` donor row types. Levels stop when no row is free;
+past ``max_patterns`` patterns per level the rest falls back to lexicographic runs of ``k``
+rows. Memory ``O(t_in + I_j)``. Measured: adult (30,162 rows, t_in 19,502, m 9) 2-5 s;
+synthetic census 1M rows (t_in 289,675) see the docs page.
+
+References
+----------
+H. Liang and H. Yuan, "On the Complexity of t-Closeness Anonymization and Related Problems",
+Sec. 2 (suppressor, cost) and Sec. 5 (Thm 10: small row types each cost >= 1 star).
+R. Bredereck, A. Nichterlein, R. Niedermeier, G. Philip, "The effect of homogeneity on the
+computational complexity of combinatorial data anonymization", Sec. 2 and 4 (row types).
+A. Meyerson and R. Williams, "On the Complexity of Optimal K-Anonymity", Sec. 2 (suppressors).
+"""
+
+from __future__ import annotations
+
+from math import comb
+from typing import Any
+
+import numpy as np
+
+from starmin.algorithms.base import Algorithm, Progress, silent
+from starmin.algorithms.heuristic import _level_steps as steps
+from starmin.algorithms.heuristic._assignment import Assignment
+from starmin.algorithms.heuristic.pattern_keys import PatternKeys, masks_of_level
+from starmin.data.rowtypes import RowTypes
+from starmin.errors import InvalidInput
+from starmin.models.apply import check_feasible
+from starmin.models.base import PrivacyModel
+from starmin.models.k_anonymity import KAnonymity
+from starmin.transform.plan import Guarantee, ReleasePlan
+
+NAME = "pattern-packing"
+GUARANTEE = Guarantee(
+    kind="heuristic",
+    statement="k-anonymous; no proven ratio (the plan's lower bound gives each run's gap)",
+    reference="Liang & Yuan Sec. 2, 5; Bredereck et al. Sec. 4",
+)
+MAX_PATTERNS = 5000
+"""Default largest number of patterns ``C(m, j)`` a level may have (levels beyond fall back)."""
+
+
+def supports(model: PrivacyModel, rt: RowTypes) -> str | None:
+    """``None`` for k-anonymity, else why not."""
+    if isinstance(model, KAnonymity):
+        return None
+    return (f"pattern-packing handles k-anonymity only, not {model.name}: "
+            f"choose a method that supports this model")
+
+
+def pack(rt: RowTypes, k: int, *, seed: int = 0, borrow_slack: float = 0.5,
+         max_patterns: int = MAX_PATTERNS, progress: Progress = silent) -> Assignment:
+    """Run the levels and return the final :class:`Assignment` (every row placed)."""
+    a = Assignment(PatternKeys(rt.codes), rt.sizes, k)
+    tie = np.random.default_rng(seed).permutation(rt.t_in).astype(np.int64)
+    steps.place_big_types(a)
+    m = rt.m
+    for j in range(1, m + 1):
+        if not (a.free > 0).any():
+            break
+        if comb(m, j) > max_patterns:
+            progress(f"{NAME}: level {j} has {comb(m, j)} patterns > max_patterns="
+                     f"{max_patterns}; placing the rest in lexicographic runs")
+            steps.chunk_free_rows(a)
+            break
+        masks = masks_of_level(m, j)
+        steps.join_level(a, masks)
+        steps.pack_level(a, masks, tie)
+        steps.join_level(a, masks)
+        if j < m and borrow_slack >= 0:
+            steps.borrow_level(a, j, masks, borrow_slack)
+        progress(f"{NAME}: level {j}/{m}: {int(a.free.sum())} rows still free, "
+                 f"{a.stars} stars so far")
+    steps.place_leftovers(a, max_patterns)
+    return a
+
+
+def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
+          progress: Progress | None = None, **options: Any) -> ReleasePlan:
+    """A k-anonymous release with few stars (heuristic; see the module docstring).
+
+    Options: ``borrow_slack`` (float, default 0.5; negative disables borrowing),
+    ``max_patterns`` (default 5000), ``bounds`` (default True: compute the lower bounds of
+    :func:`starmin.algorithms.bounds.k_anonymity_lower_bounds` for ``plan.lower_bound``).
+    Deterministic for a given ``seed`` (it only breaks ties). Raises ``Infeasible`` when
+    ``k > n`` and ``InvalidInput`` for a model other than :class:`KAnonymity`.
+    """
+    reason = supports(model, rt)
+    if reason is not None:
+        raise InvalidInput(reason)
+    assert isinstance(model, KAnonymity)
+    check_feasible(model, rt)
+    report = progress or silent
+    unknown = set(options) - {"borrow_slack", "max_patterns", "bounds"}
+    if unknown:
+        raise InvalidInput(f"unknown option(s) {sorted(unknown)} for {NAME}: use borrow_slack, "
+                           f"max_patterns or bounds")
+    k = int(model.k)
+    a = pack(rt, k, seed=seed, borrow_slack=float(options.get("borrow_slack", 0.5)),
+             max_patterns=int(options.get("max_patterns", MAX_PATTERNS)), progress=report)
+    certificate: dict[str, Any] = {"pattern_stars": a.stars, "seed": seed}
+    lower = None
+    if options.get("bounds", True):
+        from starmin.algorithms.bounds import k_anonymity_lower_bounds
+
+        bounds = k_anonymity_lower_bounds(rt, k, progress=report)
+        certificate["lower_bounds"] = bounds
+        lower = bounds["best"]
+    return a.to_plan(rt, NAME, GUARANTEE, lower, certificate)
+
+
+ALGORITHM = Algorithm(
+    name=NAME,
+    summary="k-anonymity: rows packed level by level into suppression-pattern classes",
+    guarantee=GUARANTEE,
+    solve=solve,
+    supports=supports,
+)
