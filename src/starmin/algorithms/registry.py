@@ -12,9 +12,12 @@ from starmin.models.base import PrivacyModel
 # Each module defines a module-level ``ALGORITHM`` (or ``ALGORITHMS``) entry.
 _MODULES = (
     "starmin.algorithms.exact.brute_force",
+    "starmin.algorithms.exact.two_diversity_flow",
+    "starmin.algorithms.exact.two_diversity_milp",
+    "starmin.algorithms.heuristic.pattern_packing",
     "starmin.algorithms.approx.m_approx",
-    "starmin.algorithms.approx.tp",
     "starmin.algorithms.approx.tp_plus",
+    "starmin.algorithms.approx.tp",
     "starmin.algorithms.heuristic.hilbert",
 )
 
@@ -62,4 +65,11 @@ def choose(model: PrivacyModel, rt: RowTypes, method: str = "auto") -> Algorithm
 
 
 # Preference for --method auto: exact when it is cheap, then the best practical method.
-AUTO_ORDER: tuple[str, ...] = ("brute-force", "tp+", "m-approx")
+AUTO_ORDER: tuple[str, ...] = (
+    "brute-force",          # exact, any model, tiny tables
+    "two-diversity-flow",   # exact 2-diversity with two sensitive values, any size it supports
+    "two-diversity-milp",   # exact 2-diversity within its documented size limit
+    "pattern-packing",      # k-anonymity on real tables
+    "tp+",                  # l-diversity (frequency form): l*d-approximation, never worse than TP
+    "m-approx",             # k-anonymity fallback with a proven ratio
+)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import textwrap
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -21,10 +22,14 @@ def _methods_text() -> str:
 
     lines = ["methods (--method NAME; 'auto' picks the best that supports the instance, "
              "'exact' the first exact one):"]
+    pad = " " * 22
     for a in algorithms().values():
-        lines.append(f"  {a.name:<20} {a.guarantee.kind}: {a.guarantee.statement}")
+        text = f"{a.guarantee.kind}: {a.guarantee.statement}"
         if a.guarantee.reference:
-            lines.append(f"  {'':<20} ({a.guarantee.reference})")
+            text += f" [{a.guarantee.reference}]"
+        wrapped = textwrap.wrap(text, width=96, initial_indent=f"  {a.name:<20}",
+                                subsequent_indent=pad)
+        lines.extend(wrapped)
     return "\n".join(lines)
 
 
@@ -96,14 +101,13 @@ def _default_output(source: str) -> Path:
 
 def cmd_anonymize(ns: argparse.Namespace) -> int:
     from starmin.api import anonymize
-    from starmin.io.tables import read_table, sniff_separator, write_json, write_table
+    from starmin.io.tables import sniff_separator, write_json, write_table
     from starmin.report.text import summary
 
     say = _progress(ns.quiet)
     out = Path(ns.output) if ns.output else _default_output(str(ns.input))
     src = str(ns.input)
-    table = read_table(src)
-    release = anonymize(table, ns.qi, ns.sensitive, identifiers=ns.identifiers,
+    release = anonymize(src, ns.qi, ns.sensitive, identifiers=ns.identifiers,
                         method=ns.method, seed=ns.seed, progress=say, **model_params(ns))
     release.report["input"]["source"] = src
     sep = sniff_separator(Path(src)) if Path(src).suffix.lower() == ".csv" else ","
@@ -174,6 +178,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         _defaults(ns)
         return {"anonymize": cmd_anonymize, "verify": cmd_verify, "info": cmd_info}[
             ns.command](ns)
+    except BrokenPipeError:  # e.g. `starmin methods | head`
+        sys.stderr.close()
+        return EXIT_OK
     except VerificationFailed as exc:
         print(f"starmin: {exc}", file=sys.stderr)
         return EXIT_FAILED

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 
@@ -14,8 +15,9 @@ def summary(report: dict[str, Any], written: str | None = None) -> str:
     lines = [
         f"input      n={inp['n']} rows, m={inp['m']} QIs, t_in={inp['t_in']} row types",
         f"model      {report['model']}",
-        f"method     {report['method']} — {g['kind']}: {g['statement']}"
-        + (f" [{g['reference']}]" if g.get("reference") else ""),
+        textwrap.fill(f"{report['method']} — {g['kind']}: {g['statement']}"
+                      + (f" [{g['reference']}]" if g.get("reference") else ""), width=100,
+                      initial_indent="method     ", subsequent_indent=" " * 11),
         f"stars      {report['stars']} ({100 * report['star_fraction']:.2f}% of QI cells); "
         f"{report['suppressed_records']} records with a star, "
         f"{report['fully_suppressed_records']} fully suppressed",

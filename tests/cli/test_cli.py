@@ -1,0 +1,123 @@
+"""The command line: the main job, verify's exit codes, info, and bad input (exit 2, nothing
+written)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from starmin.cli.main import main
+
+QI = "sex,age,race,marital-status,education"
+
+
+@pytest.fixture(scope="module")
+def census_csv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from starmin.datasets import synthetic_census
+
+    p = tmp_path_factory.mktemp("in") / "census.csv"
+    synthetic_census(3000, seed=7).write_csv(p, separator=";")
+    return p
+
+
+def test_main_job_on_bundled_sample(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out" / "census-k5.csv"
+    assert main(["anonymize", "sample:census", "--k", "5", "-o", str(out)]) == 0
+    report = json.loads(Path(f"{out}.report.json").read_text())
+    for key in ("stars", "suppressed_records", "lower_bound", "method", "guarantee", "verified"):
+        assert key in report
+    assert report["verified"] is True
+    assert report["stars"] >= report["lower_bound"] > 0
+    printed = capsys.readouterr().out
+    assert f"{report['stars']} (" in printed and "verified   yes" in printed
+    released = pl.read_csv(out)
+    assert released.height == 10_000
+    # the verifier CLI agrees: 5-anonymous (exit 0), not 10000-anonymous (exit 1)
+    qi = ",".join(report["input"]["qi"])
+    assert main(["verify", str(out), "--qi", qi, "--k", "5"]) == 0
+    assert main(["verify", str(out), "--qi", qi, "--k", "10000"]) == 1
+
+
+def test_anonymize_csv_keeps_separator_and_does_not_touch_input(
+        census_csv: Path, tmp_path: Path) -> None:
+    before = hashlib.sha256(census_csv.read_bytes()).hexdigest()
+    out = tmp_path / "rel.csv"
+    code = main(["-q", "anonymize", str(census_csv), "--qi", QI, "--sensitive", "occupation",
+                 "--l", "2", "-o", str(out)])
+    assert code == 0
+    assert hashlib.sha256(census_csv.read_bytes()).hexdigest() == before
+    assert out.read_text().splitlines()[0].count(";") == 8
+    assert main(["verify", str(out), "--qi", QI, "--sensitive", "occupation", "--l", "2"]) == 0
+    report = json.loads(Path(f"{out}.report.json").read_text())
+    assert report["guarantee"]["kind"] in {"exact", "fpt", "ratio", "bound", "heuristic"}
+    assert report["guarantee"]["statement"]
+
+
+def test_parquet_output(census_csv: Path, tmp_path: Path) -> None:
+    out = tmp_path / "rel.parquet"
+    assert main(["-q", "anonymize", str(census_csv), "--qi", "sex,age", "--k", "3",
+                 "-o", str(out)]) == 0
+    assert pl.read_parquet(out).height == 3000
+
+
+def test_info(census_csv: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["-q", "info", str(census_csv), "--qi", QI, "--k", "2", "--k", "5"]) == 0
+    text = capsys.readouterr().out
+    assert "n = 3000 rows, m = 5 QIs" in text and "k = 5: optimum >=" in text
+
+
+def test_help_states_guarantees(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["anonymize", "--help"])
+    text = capsys.readouterr().out
+    for word in ("brute-force", "exact", "m-approx", "ratio", "heuristic"):
+        assert word in text
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--qi", "sex,nope", "--k", "2"], "unknown column 'nope'"),
+        (["--qi", "sex,sex", "--k", "2"], "twice"),
+        (["--qi", "sex", "--sensitive", "sex", "--l", "2"], "as quasi-identifier and as sens"),
+        (["--qi", "sex", "--k", "999999"], "larger than the table"),
+        (["--qi", "sex", "--sensitive", "occupation", "--t", "1.5"], "t must be"),
+        (["--qi", "sex", "--sensitive", "sex-of", "--k", "2"], "unknown column"),
+        (["--qi", "sex", "--sensitive", "salary-class", "--l", "5"], "l"),
+        (["--qi", "sex", "--sensitive", "salary-class", "--l", "2"], "no l-diverse release"),
+        (["--qi", "sex"], "no privacy model"),
+    ],
+)
+def test_bad_input_exit_2_and_nothing_written(
+        census_csv: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        args: list[str], message: str) -> None:
+    out = tmp_path / "x.csv"
+    assert main(["-q", "anonymize", str(census_csv), *args, "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("starmin: ") and message in err and err.count("\n") == 1
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_bad_hierarchy_and_metric(census_csv: Path, tmp_path: Path,
+                                  capsys: pytest.CaptureFixture[str]) -> None:
+    h = tmp_path / "h.csv"
+    h.write_text("<=50K;*\n")  # '>50K' is missing
+    code = main(["-q", "anonymize", str(census_csv), "--qi", "sex", "--sensitive",
+                 "salary-class", "--t", "0.3", "--distance", "hierarchical", "--sa-hierarchy",
+                 str(h), "-o", str(tmp_path / "o.csv")])
+    assert code == 2 and ">50K" in capsys.readouterr().err
+    d = tmp_path / "d.csv"
+    d.write_text("0,1\n0.5,0\n")  # not symmetric
+    code = main(["-q", "anonymize", str(census_csv), "--qi", "sex", "--sensitive",
+                 "salary-class", "--t", "0.3", "--distance", "matrix", "--distance-matrix",
+                 str(d), "-o", str(tmp_path / "o.csv")])
+    assert code == 2 and "symmetric" in capsys.readouterr().err
+    assert not (tmp_path / "o.csv").exists()
+
+
+def test_verify_bad_input_exit_2(census_csv: Path) -> None:
+    assert main(["verify", str(census_csv), "--qi", "nope", "--k", "2"]) == 2
