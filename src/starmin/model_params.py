@@ -4,9 +4,9 @@ This sits above :mod:`starmin.models` because it also reads files (hierarchies, 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -52,11 +52,12 @@ def models_from_params(
         if l_kind == "recursive":
             if c is None:
                 raise InvalidInput("recursive (c,l)-diversity needs --c, e.g. --c 3 --l 2")
-            out.append(M.RecursiveCLDiversity(c=c, l=l))
+            out.append(M.RecursiveCLDiversity(c=c, l=cast(int, l)))  # validated there
         else:
-            cls = {"frequency": M.LDiversity, "distinct": M.DistinctLDiversity,
-                   "entropy": M.EntropyLDiversity}[l_kind]
-            out.append(cls(l))
+            kinds: dict[str, Callable[[int], PrivacyModel]] = {
+                "frequency": M.LDiversity, "distinct": M.DistinctLDiversity,
+                "entropy": M.EntropyLDiversity}
+            out.append(kinds[l_kind](cast(int, l)))  # the model refuses a non-whole l
     elif c is not None:
         raise InvalidInput("--c is only used with --l and --l-kind recursive")
     if t is not None:

@@ -109,7 +109,7 @@ class RowTypes:
             self.keys[:, 0], np.arange(self.s, dtype=np.int32)
         ):
             return [key_counts]
-        out = []
+        out: list[IntArray] = []
         for a, dom in enumerate(self.sensitive_domains):
             proj = np.zeros((self.s, len(dom)), dtype=np.int64)
             proj[np.arange(self.s), self.keys[:, a]] = 1
@@ -149,7 +149,7 @@ class RowTypes:
         domains = tuple(tuple(range(int(X[:, c].max()) + 1 if nrows else 0)) for c in range(m))
         if sa_codes is None:
             counts = np.zeros((len(uniq), 1), dtype=np.int64)
-            np.add.at(counts, (inv, 0), w)
+            np.add.at(counts, (inv, np.zeros_like(inv)), w)
             return cls(names, uniq.astype(np.int32), counts, domains)
         S = np.asarray(sa_codes, dtype=np.int64).reshape(-1)
         s = int(S.max()) + 1 if nrows else 0

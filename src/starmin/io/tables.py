@@ -115,4 +115,9 @@ def write_table(table: pl.DataFrame, path: str | os.PathLike[str], separator: st
 
 def write_json(obj: Any, path: str | os.PathLike[str]) -> None:
     """Write JSON atomically."""
-    _atomic(Path(path), lambda t: t.write_text(json.dumps(obj, indent=2, default=str) + "\n"))
+    text = json.dumps(obj, indent=2, default=str) + "\n"
+
+    def write(t: Path) -> None:
+        t.write_text(text)
+
+    _atomic(Path(path), write)

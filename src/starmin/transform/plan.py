@@ -150,7 +150,7 @@ class ReleasePlan:
         merged here.
         """
         vecs: list[NDArray[np.int32]] = []
-        parts: list[tuple[NDArray[np.int64], ...]] = []
+        parts: list[tuple[NDArray[np.integer], NDArray[np.integer], NDArray[np.integer]]] = []
         for ti, ki, cnt in groups:
             ti = np.asarray(ti, dtype=np.int64)
             ki = np.asarray(ki, dtype=np.int64)
@@ -211,11 +211,11 @@ class ReleasePlan:
 
     def with_info(self, **changes: Any) -> ReleasePlan:
         """A copy with ``method``, ``guarantee``, ``lower_bound`` or ``certificate`` replaced."""
-        fields = {"method": self.method, "guarantee": self.guarantee,
-                  "lower_bound": self.lower_bound, "certificate": self.certificate}
-        fields.update(changes)
         return ReleasePlan(self.outputs, self.out_idx, self.type_idx, self.key_idx, self.count,
-                           **fields)
+                           changes.get("method", self.method),
+                           changes.get("guarantee", self.guarantee),
+                           changes.get("lower_bound", self.lower_bound),
+                           changes.get("certificate", self.certificate))
 
 
 def suppressor(codes: NDArray[np.integer]) -> NDArray[np.int32]:
