@@ -100,20 +100,20 @@ class RowTypes:
         Returns one ``(g, |S_a|)`` int64 matrix per sensitive column ``a`` (with no sensitive
         column: one ``(g, 1)`` matrix of class sizes, so size-only models still work).
         """
-        key_counts = np.asarray(key_counts, dtype=np.int64)
-        if key_counts.ndim == 1:
-            key_counts = key_counts[None, :]
+        kc: IntArray = np.asarray(key_counts, dtype=np.int64)
+        if kc.ndim == 1:
+            kc = kc[None, :]
         if not self.sensitive:
-            return [key_counts.sum(axis=1, keepdims=True)]
+            return [kc.sum(axis=1, keepdims=True)]
         if len(self.sensitive) == 1 and np.array_equal(
             self.keys[:, 0], np.arange(self.s, dtype=np.int32)
         ):
-            return [key_counts]
+            return [kc]
         out: list[IntArray] = []
         for a, dom in enumerate(self.sensitive_domains):
             proj = np.zeros((self.s, len(dom)), dtype=np.int64)
             proj[np.arange(self.s), self.keys[:, a]] = 1
-            out.append(key_counts @ proj)
+            out.append(kc @ proj)
         return out
 
     def sensitive_values(self) -> list[tuple[object, ...]]:
