@@ -121,3 +121,29 @@ def test_bad_hierarchy_and_metric(census_csv: Path, tmp_path: Path,
 
 def test_verify_bad_input_exit_2(census_csv: Path) -> None:
     assert main(["verify", str(census_csv), "--qi", "nope", "--k", "2"]) == 2
+
+
+def test_release_failing_verification_is_not_written(
+        census_csv: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A wrong algorithm (here: one that releases every row unchanged) is caught by the
+    independent verifier; nothing is written and the exit status is 1."""
+    import numpy as np
+
+    from starmin.algorithms import registry
+    from starmin.algorithms.base import Algorithm
+    from starmin.transform.plan import Guarantee, ReleasePlan
+
+    def identity(rt, model, **_):  # type: ignore[no-untyped-def]
+        ti, ki = np.nonzero(rt.counts)
+        return ReleasePlan(rt.codes, ti, ti, ki, rt.counts[ti, ki], "broken",
+                           Guarantee("heuristic", "claims anything"))
+
+    broken = Algorithm("broken", "releases the input", Guarantee("heuristic", "none"),
+                       identity, lambda model, rt: None)
+    monkeypatch.setattr(registry, "choose", lambda model, rt, method="auto": broken)
+    out = tmp_path / "x.csv"
+    code = main(["-q", "anonymize", str(census_csv), "--qi", QI, "--k", "5", "-o", str(out)])
+    assert code == 1
+    assert "failed independent verification" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
