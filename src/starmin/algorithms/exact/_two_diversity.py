@@ -71,10 +71,11 @@ def check_two_eligible(rt: RowTypes) -> None:
         )
 
 
-def hamming(a: NDArray[np.integer], b: NDArray[np.integer]) -> NDArray[np.int64]:
+def hamming(a: NDArray[np.integer], b: NDArray[np.integer],
+            dtype: type[np.signedinteger] = np.int64) -> NDArray[np.signedinteger]:
     """``(p, q)`` number of columns where row ``i`` of ``a (p, m)`` and row ``j`` of
     ``b (q, m)`` differ (one pass per column keeps memory at ``p x q``)."""
-    out = np.zeros((a.shape[0], b.shape[0]), dtype=np.int64)
+    out = np.zeros((a.shape[0], b.shape[0]), dtype=dtype)
     for c in range(a.shape[1]):
         out += a[:, c, None] != b[None, :, c]
     return out

@@ -37,7 +37,7 @@ costs less (LP duality). Hub units are paired arbitrarily; each such pair costs 
 so the decoded matching costs at most the flow cost and therefore equals it (checked).
 
 Complexity: step 1 ``O(t_in)``; each round one min-cost flow on ``|P| + |Q| + 1`` nodes and the
-arcs so far (at most ``5 (|P| + |Q|)`` new per round), Bellman-Ford rounds over those arcs, and
+arcs so far (at most ``4 |P| + |Q|`` new per round), Bellman-Ford rounds over those arcs, and
 pricing in ``O(|P| |Q| m)`` time with ``O(_CHUNK)`` memory. Rounds are few in practice (about
 10 on adult; the number is finite because arcs are only added). Independent of ``n``.
 Size limit: ``|P| x |Q| <= MAX_RESIDUAL_PAIRS`` (``supports`` names it).
@@ -139,18 +139,22 @@ def _price(A: Codes, B: Codes, u: IntArray, v: IntArray, k: int
            ) -> tuple[IntArray, IntArray, IntArray]:
     """Arcs ``(i, j, rc)`` of least reduced cost ``rc = 2 ham(i, j) - u_i - v_j``: the ``k``
     best per supply row ``i`` and the best per demand column ``j`` (integers, exact)."""
-    p, q = A.shape[0], B.shape[0]
+    p, q = len(u), len(v)
     k = min(k, q)
     out_i, out_j, out_r = [], [], []
     col_arg = np.zeros(q, np.int64)
     col_min = np.full(q, np.iinfo(np.int64).max)
     step = max(1, _CHUNK // max(q, 1))
+    small = 2 * A.shape[1] + np.abs(u).max(initial=0) + np.abs(v).max(initial=0) < 2**30
+    # int32 halves the memory traffic, and is exact when |rc| < 2^31
+    dt: type[np.signedinteger] = np.int32 if small else np.int64
+    ud, vd = u.astype(dt), v.astype(dt)
     for s in range(0, p, step):
-        rc = 2 * hamming(A[s:s + step], B) - u[s:s + step, None] - v[None, :]  # (c, q)
+        rc = 2 * hamming(A[s:s + step], B, dt) - ud[s:s + step, None] - vd[None, :]  # (c, q)
         idx = np.argpartition(rc, k - 1, axis=1)[:, :k]  # (c, k)
         out_i.append(np.repeat(np.arange(s, s + rc.shape[0]), k))
         out_j.append(idx.reshape(-1))
-        out_r.append(np.take_along_axis(rc, idx, axis=1).reshape(-1))
+        out_r.append(np.take_along_axis(rc, idx, axis=1).reshape(-1).astype(np.int64))
         ci = rc.argmin(axis=0)  # (q,)
         cm = rc[ci, np.arange(q)]
         better = cm < col_min

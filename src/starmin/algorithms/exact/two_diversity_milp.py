@@ -27,12 +27,31 @@ with two triples fewer -- a contradiction. Group types inside one row type cost 
 included (they are not presolved away: a row type whose own rows are 2-diverse may still have
 to lend rows to others, e.g. rows ``(i, x), (i, y), (j, z), (k, z)``).
 
+Solving it exactly, in three steps (:func:`_fix_and_solve`):
+
+1. LP relaxation by column generation: start from every pair and every zero-cost group type,
+   with an artificial variable per slot (keeps each restricted LP feasible); price all group
+   types with the duals ``pi`` (``rc = cost - A^T pi``, one sparse product); add the most
+   negative; stop when none is negative and no artificial is used.
+2. Bound: for *any* ``pi`` and any feasible integer ``y``, ``cost . y = pi . c + rc . y >=
+   pi . c + sum_g min(rc_g, 0) ub_g =: LB`` (``ub_g`` the most copies ``g`` can have), so
+   the bound does not rest on the LP solver's tolerances.
+3. Reduced-cost fixing: a plan of cost ``<= U`` uses only group types with ``rc_g <= U - LB``.
+   Solve the MILP over those for ``U = ceil(LB)``. If it has no solution, no plan costs
+   ``<= U``: widen the window (``U - LB`` doubles). If its optimum ``V <= U``, ``V`` is the
+   optimum. Else ``V`` is a true upper bound and one more solve with ``U = V`` is exact.
+
+HiGHS runs with ``mip_rel_gap = 0``; its status must be *optimal* and its dual bound must reach
+the objective, else ``SolverLimit``. The plan's ``lower_bound`` is the proven optimum.
+
 Complexity: with ``N`` non-empty slots and ``N_s`` slots of value ``s``, there are
 ``e_2(N_s) + e_3(N_s) <= N^2 / 2 + N^3 / 6`` group types (elementary symmetric polynomials of
-the ``N_s``), i.e. up to ``(t_in |S|)^3 / 6`` variables and ``N`` equality rows; enumeration is
-``O(N^3 m)`` in numpy; the MILP is NP-hard in general but HiGHS solves these quickly in practice
-(see docs/algorithms/two-diversity.md). Size limit: at most :data:`MAX_GROUP_TYPES` group types
-(``supports`` names it; ``max_group_types`` raises it per call).
+the ``N_s``), i.e. up to ``(t_in |S|)^3 / 6``; enumeration is ``O(N^3 m)`` in numpy and
+``O(G)`` memory (about 100-230 bytes per group type at the peak); each LP round is one sparse
+product over all ``G``. The reduced MILPs are usually a few hundred to a few ten thousand
+columns (NP-hard in general; fast in practice, see docs/algorithms/two-diversity.md).
+Size limit: at most :data:`MAX_GROUP_TYPES` group types (``supports`` names it;
+``max_group_types`` raises it per call).
 
 References
 ----------
