@@ -198,25 +198,26 @@ def _cheapest_completion(need: IntArray, supply: IntArray) -> NDArray[np.float64
     return cost
 
 
-def _borrow_candidates(a: Assignment, j: int, masks: list[int], slack: float
-                       ) -> list[tuple[float, Bucket, IntArray]]:
+def _borrow_candidates(a: Assignment, j: int, masks: list[int], slack: float,
+                       gain: NDArray[np.float64]) -> list[tuple[float, Bucket, IntArray]]:
     """Buckets of ``masks`` holding free rows whose completion looks cheap enough, scored in
     bulk from the surplus per (bucket, extra cost) -- each is re-checked before use."""
     xs = free_types(a)
     d_type, d_rows, d_extra = _donor_pieces(a, j)
-    tiers = int(slack * a.k) + 1  # extra per row above slack * (k - 1) never pays
-    keep = d_extra < tiers
+    keep = d_extra <= slack * (a.k - 1) * float(gain[xs].max())  # dearer rows never pay
     d_type, d_rows, d_extra = d_type[keep], d_rows[keep], d_extra[keep]
     pool = np.union1d(xs, d_type)
     d_pos = np.searchsorted(pool, d_type)
+    value = a.free[pool] * gain[pool]  # stars saved per free row if placed now, estimated
     out: list[tuple[float, Bucket, IntArray]] = []
     for mask in masks:
         uniq, inv, free_rows = group_by_key(a.keys.keys(mask, pool), a.free[pool])
-        supply = np.zeros((len(uniq), tiers), dtype=np.int64)
+        supply = np.zeros((len(uniq), j + 1), dtype=np.int64)
         np.add.at(supply, (inv[d_pos], d_extra), d_rows)
         cost = _cheapest_completion(np.maximum(a.k - free_rows, 0), supply)
+        worth = np.bincount(inv, weights=value, minlength=len(uniq))
         with np.errstate(divide="ignore", invalid="ignore"):
-            ratio = cost / free_rows
+            ratio = cost / worth
         good = (free_rows > 0) & (ratio <= slack)
         if not good.any():
             continue
@@ -227,18 +228,20 @@ def _borrow_candidates(a: Assignment, j: int, masks: list[int], slack: float
     return out
 
 
-def borrow_level(a: Assignment, j: int, masks: list[int], slack: float) -> None:
+def borrow_level(a: Assignment, j: int, masks: list[int], slack: float,
+                 gain: NDArray[np.float64] | None = None) -> None:
     """Complete level-``j`` buckets of fewer than ``k`` free rows with borrowed rows.
 
     A bucket is completed when the borrowed rows' extra stars (``j`` minus their class level,
-    each) are at most ``slack`` per free row placed; cheapest buckets first. The free rows'
-    alternative is a later level, at least one more star each.
+    each) are at most ``slack`` times the stars its free rows save by being placed now
+    (``gain`` per row, default 1: their alternative is a later level); cheapest first.
     """
     if not (a.free > 0).any():
         return
-    for _, b, grp in _borrow_candidates(a, j, masks, slack):
+    g = np.ones(a.t) if gain is None else np.asarray(gain, dtype=np.float64)
+    for _, b, grp in _borrow_candidates(a, j, masks, slack, g):
         plan = _borrow_plan(a, j, grp)
-        if plan is not None and plan[0] <= slack * plan[1]:
+        if plan is not None and plan[0] <= slack * float((a.free[grp] * g[grp]).sum()):
             _complete(a, b, grp, plan[2])
 
 
@@ -267,28 +270,52 @@ def _widen_option(a: Assignment, x: int) -> tuple[int, int, int]:
     return int(delta[best]), int(cids[best]), new_mask
 
 
+def _surplus_pieces(a: Assignment) -> tuple[IntArray, IntArray, IntArray]:
+    """``(type, rows, class level)`` of the rows classes can lend keeping ``>= k``."""
+    out = [(y, min(cnt, a.size[c] - a.k), a.level(c))
+           for c in range(len(a.size)) if a.size[c] > a.k for y, cnt in a.members[c].items()]
+    arr = np.array(out, dtype=np.int64).reshape(-1, 3)
+    return arr[:, 0], arr[:, 1], arr[:, 2]
+
+
 def _borrow_option(a: Assignment, x: int, bound: int, max_patterns: int
                    ) -> tuple[int, Bucket, IntArray] | None:
     """The cheapest bucket of ``x`` completed to ``k`` rows by borrowing, if it costs less
-    than ``bound`` stars (free rows at the bucket's level plus the borrowed rows' extra)."""
-    d_type = _donor_pieces(a, a.m)[0]
-    pool = np.union1d(free_types(a), d_type)
-    f = int(a.free[x])
-    best: tuple[int, Bucket, IntArray] | None = None
+    than ``bound`` stars (free rows at the bucket's level plus the borrowed rows' extra).
+    Buckets are scored from the surplus per piece, then the best is planned exactly."""
+    d_type, d_rows, d_level = _surplus_pieces(a)
+    xs = free_types(a)
+    d_diff, x_diff = _diff_masks(a, x, d_type), _diff_masks(a, x, xs)
+    best: tuple[int, int] | None = None
     for j in range(1, a.m + 1):
-        if f * j >= (bound if best is None else best[0]) or comb(a.m, j) > max_patterns:
+        if int(a.free[x]) * j >= (bound if best is None else best[0]):
+            break
+        if comb(a.m, j) > max_patterns:
             break
         for mask in masks_of_level(a.m, j):
-            kp = a.keys.keys(mask, pool)
-            key = int(a.keys.keys(mask, np.array([x]))[0])
-            grp = pool[kp == key]
-            plan = _borrow_plan(a, j, grp)
-            if plan is None:
+            b = int(a.free[xs[(x_diff & ~mask) == 0]].sum())  # free rows in x's bucket
+            sel = ((d_diff & ~mask) == 0) & (d_level <= j)
+            order = np.argsort(-d_level[sel], kind="stable")  # cheapest rows first
+            rows = d_rows[sel][order]
+            taken = np.clip(a.k - b - (np.cumsum(rows) - rows), 0, rows)
+            if taken.sum() < a.k - b:
                 continue
-            cost = plan[0] + j * plan[1]
+            cost = j * b + int(((j - d_level[sel][order]) * taken).sum())
             if cost < (bound if best is None else best[0]):
-                best = (cost, (mask, key), grp)
-    return best
+                best = (cost, mask)
+    if best is None:
+        return None
+    mask = best[1]
+    key = int(a.keys.keys(mask, np.array([x]))[0])
+    pool = np.union1d(xs, d_type)
+    return best[0], (mask, key), pool[a.keys.keys(mask, pool) == key]
+
+
+def _diff_masks(a: Assignment, x: int, ys: IntArray) -> IntArray:
+    """``(len(ys),)`` bit masks of the columns where each of ``ys`` differs from ``x``: ``y``
+    is in ``x``'s bucket under pattern ``S`` iff its mask is a subset of ``S``."""
+    differ = a.keys.codes[ys] != a.keys.codes[x]
+    return (differ * (1 << np.arange(a.m, dtype=np.int64))).sum(axis=1).astype(np.int64)
 
 
 def place_leftovers(a: Assignment, max_patterns: int) -> None:
@@ -303,9 +330,9 @@ def place_leftovers(a: Assignment, max_patterns: int) -> None:
         if option is not None:
             _, b, grp = option
             plan = _borrow_plan(a, a.level_of_mask(b[0]), grp)
-            assert plan is not None
-            _complete(a, b, grp, plan[2])
-            continue
+            if plan is not None:  # None only if pieces of one class shared its surplus
+                _complete(a, b, grp, plan[2])
+                continue
         rep = np.array([next(iter(a.members[src]))], dtype=np.int64)
         dst = a.open(new_mask, int(a.keys.keys(new_mask, rep)[0]))
         if dst != src:
