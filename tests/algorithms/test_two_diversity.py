@@ -154,7 +154,8 @@ def test_milp_widens_its_window_when_the_lp_bound_is_not_reached() -> None:
     check(plan, rt)
     assert plan.certificate["lp_bound"] < plan.stars
     assert plan.certificate["fixing_rounds"] >= 2
-    assert plan.certificate["kept_group_types"] < plan.certificate["group_types"]
+    cert = plan.certificate
+    assert cert["kept_pairs"] + cert["kept_triples"] < cert["pair_types"] + cert["triple_types"]
 
 
 # -- by hand -----------------------------------------------------------------------------------
@@ -286,17 +287,40 @@ def test_flow_size_limit(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_milp_size_limit_and_group_type_count() -> None:
     rt = eligible(9, 12, m=2, values=3, s=4)
-    _, sk, _ = milp._slots(rt)
+    st, sk, _ = milp._slots(rt)
     pairs = sum(1 for a, b in itertools.combinations(sk, 2) if a != b)
     triples = sum(1 for t in itertools.combinations(sk, 3) if len(set(t)) == 3)
-    g = milp.group_type_count(rt)
-    assert g == pairs + triples
+    assert milp.group_type_count(rt) == (pairs, triples)
     assert milp.supports(L2, rt) is None
-    reason = milp.supports(L2, rt, max_group_types=g - 1)
-    assert reason is not None and f"{g} pair and triple group types" in reason
+    reason = milp.supports(L2, rt, max_slots=len(st) - 1)
+    assert reason is not None and f"{len(st)} non-empty (row type, value) slots" in reason
+    assert f"{pairs} pair and {triples} triple group types" in reason
     with pytest.raises(SolverLimit, match="exceed its size limit"):
-        milp.solve(rt, L2, max_group_types=g - 1)
-    assert milp.solve(rt, L2).certificate["group_types"] == g
+        milp.solve(rt, L2, max_slots=len(st) - 1)
+    cert = milp.solve(rt, L2).certificate
+    assert (cert["pair_types"], cert["triple_types"]) == (pairs, triples)
+
+
+@pytest.mark.parametrize(("seed", "m"), [(1, 3), (2, 64), (3, 70), (4, 130)])
+def test_triple_scan_costs_every_triple(seed: int, m: int) -> None:
+    # bit masks of 64-bit words: m = 64, 70 and 130 columns need one, two and three words
+    rt = eligible(seed, 14, m=m, values=2, s=4)
+    st, sk, _ = milp._slots(rt)
+    codes = rt.codes[st]
+    iu, iv, pcost = milp._pairs(codes, sk)
+    assert pcost.tolist() == [2 * int((codes[a] != codes[b]).sum())
+                              for a, b in zip(iu, iv, strict=True)]
+    pi = np.random.default_rng(seed).normal(size=len(sk))
+    tri, cost, rc, neg = milp._scan_triples(codes, sk, iu, iv, pi, np.inf)
+    want = {(a, b, c): 3 * int((~((codes[a] == codes[b]) & (codes[a] == codes[c]))).sum())
+            for a, b, c in itertools.combinations(range(len(sk)), 3)
+            if len({sk[a], sk[b], sk[c]}) == 3}
+    assert {tuple(t): int(x) for t, x in zip(tri.tolist(), cost, strict=True)} == want
+    assert np.allclose(rc, cost - pi[tri].sum(axis=1))
+    assert neg == pytest.approx(float(np.minimum(rc, 0).sum()))
+    plan = milp.solve(rt, L2)
+    check(plan, rt)
+    assert plan.stars == brute_force.solve(rt, L2).stars
 
 
 def test_milp_raises_when_highs_does_not_prove_optimality(monkeypatch: pytest.MonkeyPatch

@@ -23,35 +23,43 @@ The triple constraints lose nothing (Lemma A): take an optimal good partition wi
 triples. Two triples with the same row-type set ``R`` together are a 2-diverse set of 6 rows,
 which Lemma 2's induction splits into three pairs of distinct values; each pair's row types lie
 in ``R``, so it costs at most ``2 D(R)`` and the three cost at most the two triples' ``6 D(R)``,
-with two triples fewer -- a contradiction. Group types inside one row type cost 0 and are all
-included (they are not presolved away: a row type whose own rows are 2-diverse may still have
-to lend rows to others, e.g. rows ``(i, x), (i, y), (j, z), (k, z)``).
+with two triples fewer -- a contradiction. Group types inside one row type cost 0; they are
+not presolved away, since a row type whose own rows are 2-diverse may still have to lend rows
+to others (rows ``(i, x), (i, y), (j, z), (k, z)``: the optimum pairs ``i_x`` and ``i_y`` with a
+``z`` each).
 
-Solving it exactly, in three steps (:func:`_fix_and_solve`):
+Solving it exactly without building every triple (:func:`_fix_and_solve`):
 
-1. LP relaxation by column generation: start from every pair and every zero-cost group type,
-   with an artificial variable per slot (keeps each restricted LP feasible); price all group
-   types with the duals ``pi`` (``rc = cost - A^T pi``, one sparse product); add the most
-   negative; stop when none is negative and no artificial is used.
-2. Bound: for *any* ``pi`` and any feasible integer ``y``, ``cost . y = pi . c + rc . y >=
-   pi . c + sum_g min(rc_g, 0) ub_g =: LB`` (``ub_g`` the most copies ``g`` can have), so
-   the bound does not rest on the LP solver's tolerances.
+1. LP bound over pairs only. The LP relaxation never needs triples: for a triple ``g`` of
+   slots ``a, b, c`` the three pairs at weight 1/2 cover the same slots and cost
+   ``(c_ab + c_bc + c_ac) / 2 <= c_g`` -- the simplex condition of Liang & Yuan's proof of
+   Theorem 11 (a pair's star columns are among the triple's). So HiGHS solves the LP over the
+   ``e_2`` pairs (a fractional b-matching, feasible iff the table is 2-eligible), giving duals
+   ``pi`` per slot.
+2. Bound: for *any* ``pi`` and any integer ``y`` feasible for the MILP above,
+   ``cost . y = pi . c + rc . y >= pi . c + sum_g min(rc_g, 0) ub_g =: LB`` with
+   ``rc = cost - A^T pi`` and ``ub_g`` the most copies of ``g``. So LB does not rest on the
+   solver's tolerances (with an optimal ``pi`` the negative ``rc`` are float noise).
+   Triples are scanned in numpy, never stored, for their negative ``rc`` and for those with
+   ``rc`` in the current window.
 3. Reduced-cost fixing: a plan of cost ``<= U`` uses only group types with ``rc_g <= U - LB``.
    Solve the MILP over those for ``U = ceil(LB)``. If it has no solution, no plan costs
-   ``<= U``: widen the window (``U - LB`` doubles). If its optimum ``V <= U``, ``V`` is the
-   optimum. Else ``V`` is a true upper bound and one more solve with ``U = V`` is exact.
+   ``<= U``: widen the window (``U - LB`` doubles; triples are rescanned when it outgrows the
+   scanned one). If its optimum ``V <= U``, ``V`` is the optimum. Else ``V`` is a true upper
+   bound and one more solve with ``U = V`` is exact.
 
 HiGHS runs with ``mip_rel_gap = 0``; its status must be *optimal* and its dual bound must reach
 the objective, else ``SolverLimit``. The plan's ``lower_bound`` is the proven optimum.
 
-Complexity: with ``N`` non-empty slots and ``N_s`` slots of value ``s``, there are
-``e_2(N_s) + e_3(N_s) <= N^2 / 2 + N^3 / 6`` group types (elementary symmetric polynomials of
-the ``N_s``), i.e. up to ``(t_in |S|)^3 / 6``; enumeration is ``O(N^3 m)`` in numpy and
-``O(G)`` memory (about 100-230 bytes per group type at the peak); each LP round is one sparse
-product over all ``G``. The reduced MILPs are usually a few hundred to a few ten thousand
-columns (NP-hard in general; fast in practice, see docs/algorithms/two-diversity.md).
-Size limit: at most :data:`MAX_GROUP_TYPES` group types (``supports`` names it;
-``max_group_types`` raises it per call).
+Complexity: with ``N`` non-empty slots and ``N_s`` slots of value ``s`` there are
+``e_2(N_s) <= N^2 / 2`` pair and ``e_3(N_s) <= N^3 / 6`` triple group types (elementary
+symmetric polynomials of the ``N_s``; up to ``(t_in |S|)^3 / 6``). The LP has ``e_2`` columns and
+``N`` rows; each triple scan is ``O(e_3 * ceil(m / 64))`` numpy work (agreement bit masks) in
+``O(N^2)`` memory; the reduced MILPs hold the pairs and triples inside the window -- a few
+thousand when the LP bound is tight, far more when the integrality gap is large (the MILP is
+NP-hard in general; see docs/algorithms/two-diversity.md for measured cases).
+Size limit: at most :data:`MAX_SLOTS` slots (``supports`` names it; ``max_slots`` raises it
+per call; ``time_limit`` bounds each HiGHS MILP).
 
 References
 ----------
@@ -85,10 +93,9 @@ from starmin.models.base import PrivacyModel
 from starmin.transform.plan import Guarantee, ReleasePlan
 
 NAME = "two-diversity-milp"
-MAX_GROUP_TYPES = 5_000_000
-"""Largest number of pair and triple group types (MILP variables) built by default."""
-_MAX_LP_ROUNDS = 200
-"""Column-generation rounds of the LP bound (any duals give a valid bound; this caps time)."""
+MAX_SLOTS = 1500
+"""Largest number ``N`` of non-empty (row type, value) slots: the LP has up to ``N^2 / 2`` pair
+columns and the triple scan visits up to ``N^3 / 6`` triples."""
 
 GUARANTEE = Guarantee(
     kind="exact",
@@ -109,58 +116,83 @@ def _slots(rt: RowTypes) -> tuple[IntArray, IntArray, IntArray]:
     return st.astype(np.int64), sk.astype(np.int64), rt.counts[st, sk]
 
 
-def group_type_count(rt: RowTypes) -> int:
-    """Number of pair and triple group types: ``e_2 + e_3`` of the slots per value."""
+def group_type_count(rt: RowTypes) -> tuple[int, int]:
+    """Numbers of pair and triple group types: ``e_2, e_3`` of the slots per value."""
     per_value = np.count_nonzero(rt.counts, axis=0).tolist()
     e1 = e2 = e3 = 0
     for x in per_value:  # elementary symmetric polynomials, exact in Python integers
         e3 += e2 * x
         e2 += e1 * x
         e1 += x
-    return e2 + e3
+    return e2, e3
 
 
-def supports(model: PrivacyModel, rt: RowTypes, max_group_types: int = MAX_GROUP_TYPES
-             ) -> str | None:
+def supports(model: PrivacyModel, rt: RowTypes, max_slots: int = MAX_SLOTS) -> str | None:
     """``None`` when this method solves the instance, else the reason (see module doc)."""
     reason = model_reason(model, NAME) or table_reason(rt, NAME)
     if reason is not None:
         return reason
-    g = group_type_count(rt)
-    if g > max_group_types:
-        return (f"{NAME}: {g} pair and triple group types exceed its size limit "
-                f"{max_group_types}; use two-diversity-flow (two values), a heuristic, or "
-                "coarsen the QI columns")
+    slots = int(np.count_nonzero(rt.counts))
+    if slots > max_slots:
+        pairs, triples = group_type_count(rt)
+        return (f"{NAME}: {slots} non-empty (row type, value) slots ({pairs} pair and {triples} "
+                f"triple group types) exceed its size limit of {max_slots} slots; use "
+                "two-diversity-flow (two values), a heuristic, or coarsen the QI columns")
     return None
 
 
-def _enumerate(rt: RowTypes, st: IntArray, sk: IntArray) -> tuple[Int32Array, Int32Array]:
-    """Group types as ``(G, 3)`` slot indices (``-1`` pads pairs) and ``(G,)`` costs, filled
-    into preallocated int32 arrays (memory is the limit here)."""
-    N = len(st)
-    iu, iv = np.triu_indices(N, 1)
+def _pairs(codes: Ints, sk: IntArray) -> tuple[Int32Array, Int32Array, IntArray]:
+    """Every pair of slots ``u < v`` with distinct values: ``(P,)`` ``u``, ``v`` (``u``
+    ascending) and cost ``2 x`` the number of columns where their row types differ."""
+    iu, iv = np.triu_indices(len(sk), 1)
     ok = sk[iu] != sk[iv]
-    iu, iv = iu[ok].astype(np.int32), iv[ok].astype(np.int32)  # (P,) pairs, iu ascending
-    G = group_type_count(rt)
-    members = np.full((G, 3), -1, dtype=np.int32)
-    cost = np.empty(G, dtype=np.int32)
-    codes = rt.codes[st]  # (N, m)
-    P = len(iu)
-    members[:P, 0], members[:P, 1] = iu, iv
-    cost[:P] = 2 * (codes[iu] != codes[iv]).sum(axis=1)
+    iu, iv = iu[ok].astype(np.int32), iv[ok].astype(np.int32)
+    return iu, iv, 2 * (codes[iu] != codes[iv]).sum(axis=1).astype(np.int64)
+
+
+def _popcount(x: NDArray[np.uint64]) -> IntArray:
+    """Set bits of each word."""
+    if hasattr(np, "bitwise_count"):  # numpy >= 2
+        return np.bitwise_count(x).astype(np.int64)
+    table = np.array([bin(i).count("1") for i in range(256)], dtype=np.int64)
+    return table[x.view(np.uint8).reshape(*x.shape, 8)].sum(axis=-1)
+
+
+def _scan_triples(codes: Ints, sk: IntArray, iu: Int32Array, iv: Int32Array,
+                  pi: FloatArray, tau: float) -> tuple[Int32Array, IntArray, FloatArray, float]:
+    """Every triple of slots with three distinct values, without keeping them: returns the
+    ``(T, 3)`` triples with reduced cost ``rc = 3 D - pi_u - pi_v - pi_w <= tau``, their
+    costs and ``rc``, and the sum of all negative ``rc`` (float noise only, see module doc).
+
+    ``D`` (columns where the three row types are not all equal) comes from bit masks: for a
+    fixed ``u``, bit ``c`` of ``eq[v]`` says slot ``v`` agrees with ``u`` in column ``c``."""
+    N, m = codes.shape
+    words = max(1, -(-m // 64))
+    bits = np.uint64(1) << (np.arange(m, dtype=np.uint64) % np.uint64(64))
+    pi_pair = pi[iu] + pi[iv]  # (P,)
     first = np.searchsorted(iu, np.arange(N + 1))  # pairs (v, w) with v > u start here
-    at = P
+    out_m, out_c, out_r, neg = [], [], [], 0.0
     for u in range(N - 2):
-        v, w = iu[first[u + 1]:], iv[first[u + 1]:]
-        keep = (sk[v] != sk[u]) & (sk[w] != sk[u])
-        v, w = v[keep], w[keep]  # (T,) triples (u, v, w) with three distinct values
-        differ = (codes[v] != codes[u]) | (codes[w] != codes[u])  # (T, m)
-        members[at:at + len(v)] = np.stack([np.full(len(v), u), v, w], axis=1)
-        cost[at:at + len(v)] = 3 * differ.sum(axis=1)
-        at += len(v)
-    if at != G:
-        raise SolverLimit(f"{NAME}: enumerated {at} group types, expected {G}; report this")
-    return members, cost
+        eq = np.zeros((N, words), dtype=np.uint64)  # (N, words) agreement masks with u
+        same = codes == codes[u]  # (N, m)
+        for c in range(m):
+            eq[same[:, c], c // 64] |= bits[c]
+        lo = first[u + 1]
+        v, w = iu[lo:], iv[lo:]
+        ok = (sk[v] != sk[u]) & (sk[w] != sk[u])  # (T,) three distinct values
+        v, w = v[ok], w[ok]
+        agree = sum(_popcount(eq[v, k] & eq[w, k]) for k in range(words))
+        cost = 3 * (m - agree)
+        rc = cost - pi[u] - pi_pair[lo:][ok]
+        neg += float(rc[rc < 0].sum())
+        sel = rc <= tau
+        out_m.append(np.stack([np.full(int(sel.sum()), u), v[sel], w[sel]], axis=1))
+        out_c.append(cost[sel])
+        out_r.append(rc[sel])
+    if not out_m:
+        return np.zeros((0, 3), np.int32), np.zeros(0, np.int64), np.zeros(0), 0.0
+    return (np.concatenate(out_m).astype(np.int32), np.concatenate(out_c),
+            np.concatenate(out_r), neg)
 
 
 def _triple_rows(st: IntArray, members: Ints) -> sp.csr_array:
@@ -178,7 +210,7 @@ def _triple_rows(st: IntArray, members: Ints) -> sp.csr_array:
 
 def _coverage(members: Ints, N: int) -> sp.csc_array:
     """``(N, G)`` 0/1 matrix, column ``g`` marks the slots of group type ``g`` (built as CSC
-    straight from ``members``: memory is the limit here)."""
+    straight from ``members``)."""
     used = members >= 0  # (G, 3)
     indptr = np.concatenate([[0], np.cumsum(used.sum(axis=1))])
     indices = members[used].astype(np.int32)  # row-major: the slots of group 0, then 1, ...
@@ -191,39 +223,15 @@ def _upper(members: Ints, sc: IntArray) -> IntArray:
     return np.where(members[:, 2] >= 0, np.minimum(ub, 1), ub)
 
 
-def _lp_bound(A: sp.csc_array, members: Ints, cost: Ints, sc: IntArray,
-              progress: Progress) -> tuple[float, FloatArray, int]:
-    """Duals ``pi (N,)`` of the LP relaxation by column generation; returns the lower bound
-    ``pi . sc + sum_g min(rc_g, 0) ub_g``, the ``(G,)`` reduced costs ``rc = cost - A^T pi``
-    and the number of rounds. Both are valid for *any* ``pi`` (see :func:`_fix_and_solve`);
-    an optimal ``pi`` makes them tight."""
-    N = len(sc)
-    in_lp = (members[:, 2] < 0) | (cost == 0)  # (G,) start: every pair, free triples
-    big = float(cost.max(initial=0)) + 1.0  # artificial slot units keep each LP feasible
-    batch = max(1000, 4 * N)
-    for rounds in range(1, _MAX_LP_ROUNDS + 1):
-        idx = np.flatnonzero(in_lp)
-        Ar = sp.hstack([A[:, idx], sp.identity(N, format="csr")], format="csr")
-        res = linprog(np.concatenate([cost[idx], np.full(N, big)]), A_eq=Ar,
-                      b_eq=sc.astype(float), bounds=(0, None), method="highs")
-        if res.status != 0:
-            raise SolverLimit(f"{NAME}: HiGHS did not solve the LP relaxation "
-                              f"({res.message}); report this with the input")
-        pi = np.asarray(res.eqlin.marginals, dtype=float)
-        rc = cost - A.T @ pi
-        cand = np.flatnonzero((rc < -1e-9) & ~in_lp)
-        progress(f"{NAME}: LP round {rounds}, {len(idx)} columns, value {res.fun:.2f}")
-        if len(cand) == 0:
-            if res.x[len(idx):].max(initial=0.0) <= 1e-9:
-                break
-            big *= 4  # artificials still used: make them dearer
-            continue
-        if len(cand) > batch:
-            cand = cand[np.argpartition(rc[cand], batch)[:batch]]
-        in_lp[cand] = True
-    neg = np.flatnonzero(rc < 0)  # tiny negatives left by solver tolerances
-    bound = float(pi @ sc) + float(rc[neg] @ _upper(members[neg], sc))
-    return bound, rc, rounds
+def _pair_duals(A: sp.csc_array, cost: IntArray, sc: IntArray) -> FloatArray:
+    """Optimal duals ``pi (N,)`` of the LP relaxation over pairs only (feasible for a
+    2-eligible table: a fractional perfect b-matching of a complete multipartite graph)."""
+    res = linprog(cost.astype(float), A_eq=A, b_eq=sc.astype(float), bounds=(0, None),
+                  method="highs")
+    if res.status != 0:
+        raise SolverLimit(f"{NAME}: HiGHS did not solve the LP relaxation ({res.message}); "
+                          "report this with the input")
+    return np.asarray(res.eqlin.marginals, dtype=float)
 
 
 def _milp(A: sp.csc_array, members: Ints, cost: Ints, sc: IntArray, st: IntArray,
@@ -254,44 +262,54 @@ def _milp(A: sp.csc_array, members: Ints, cost: Ints, sc: IntArray, st: IntArray
     return y, value
 
 
-def _fix_and_solve(members: Ints, cost: Ints, sc: IntArray, st: IntArray,
+def _fix_and_solve(codes: Ints, st: IntArray, sk: IntArray, sc: IntArray,
                    time_limit: float | None, progress: Progress
-                   ) -> tuple[IntArray, int, dict[str, Any]]:
-    """Optimal ``y (G,)`` and its cost by LP bound, reduced-cost fixing and MILP.
-
-    For any duals ``pi`` and any feasible ``y``: ``cost . y = pi . sc + rc . y`` (as
-    ``A y = sc``), and ``rc . y >= rc_h + sum_g min(rc_g, 0) ub_g`` when ``y_h >= 1``. So a
-    plan of cost ``<= ub`` uses only group types with ``rc_h <= ub - bound``: the MILP over
-    those finds the best such plan, or proves there is none (then ``ub`` grows)."""
-    A = _coverage(members, len(sc))
-    bound, rc, lp_rounds = _lp_bound(A, members, cost, sc, progress)
-    ub = math.ceil(bound - 1e-6)  # guess OPT <= ub, the least value the bound allows
-    for rounds in range(1, 64):
-        keep = np.flatnonzero(rc <= ub - bound + 1e-6)  # (K,) all a cost-<=ub plan can use
-        progress(f"{NAME}: LP bound {bound:.2f}, trying cost <= {ub} with {len(keep)} of "
-                 f"{len(cost)} group types")
-        out = _milp(A[:, keep], members[keep], cost[keep], sc, st, time_limit)
+                   ) -> tuple[Int32Array, IntArray, dict[str, Any]]:
+    """Optimal group types ``(K, 3)`` with their counts ``(K,)``: LP bound over pairs,
+    reduced-cost fixing over pairs and triples, MILP (module doc, steps 1-3)."""
+    N = len(sc)
+    iu, iv, pcost = _pairs(codes, sk)  # (P,)
+    pairs = np.stack([iu, iv, np.full(len(iu), -1, np.int32)], axis=1)
+    A = _coverage(pairs, N)
+    pi = _pair_duals(A, pcost, sc)  # step 1
+    prc = pcost - A.T @ pi  # (P,) pair reduced costs
+    neg = prc < 0
+    base = float(pi @ sc) + float(prc[neg] @ _upper(pairs[neg], sc))
+    tau = math.ceil(base - 1e-6) - base + 2.0  # first triple window
+    tri, tcost, trc, tneg = _scan_triples(codes, sk, iu, iv, pi, tau)
+    bound = base + tneg  # step 2: no plan costs less
+    scans, ub = 1, math.ceil(bound - 1e-6)  # guess OPT <= ub, the least value allowed
+    for rounds in range(1, 64):  # step 3
+        window = ub - bound + 1e-6
+        if window > tau:
+            tau = 2 * window
+            tri, tcost, trc, tneg = _scan_triples(codes, sk, iu, iv, pi, tau)
+            scans += 1
+        kp, kt = prc <= window, trc <= window  # all a plan of cost <= ub can use
+        members = np.concatenate([pairs[kp], tri[kt]])
+        cost = np.concatenate([pcost[kp], tcost[kt]])
+        progress(f"{NAME}: LP bound {bound:.2f}, trying cost <= {ub} with {int(kp.sum())} "
+                 f"pairs and {int(kt.sum())} triples")
+        out = _milp(_coverage(members, N), members, cost, sc, st, time_limit)
         if out is None:  # no plan costs <= ub: widen the window (doubling)
             ub = math.ceil(bound + 2 * (ub - bound) + 1 - 1e-6)
             continue
-        y_keep, value = out
+        y, value = out
         if value <= ub:  # every plan of cost <= ub is inside the window: optimal
-            y = np.zeros(len(cost), dtype=np.int64)
-            y[keep] = y_keep
-            info = {"lp_bound": bound, "lp_rounds": lp_rounds, "fixing_rounds": rounds,
-                    "kept_group_types": len(keep)}
-            return y, value, info
+            info = {"lp_bound": bound, "fixing_rounds": rounds, "triple_scans": scans,
+                    "kept_pairs": int(kp.sum()), "kept_triples": int(kt.sum())}
+            return members[y > 0], y[y > 0], info
         ub = value  # a true upper bound: the next window holds an optimal plan
     raise SolverLimit(f"{NAME}: reduced-cost fixing did not settle; report this with the input")
 
 
 def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0, progress: Progress | None = None,
-          max_group_types: int = MAX_GROUP_TYPES, time_limit: float | None = None,
+          max_slots: int = MAX_SLOTS, time_limit: float | None = None,
           **options: Any) -> ReleasePlan:
     """Optimal frequency 2-diverse release (any number of sensitive values).
 
-    Guarantee: exact (module doc). ``seed`` is unused (deterministic). ``max_group_types``
-    raises the size limit; ``time_limit`` (seconds) bounds HiGHS, which then raises
+    Guarantee: exact (module doc). ``seed`` is unused (deterministic). ``max_slots`` raises
+    the size limit; ``time_limit`` (seconds) bounds each HiGHS MILP, which then raises
     ``SolverLimit`` rather than return an unproven plan. Raises ``InvalidInput`` (wrong model
     or table), ``Infeasible`` (a value holds more than half of the table) or ``SolverLimit``.
     """
@@ -304,24 +322,21 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0, progress: Progres
     check_two_eligible(rt)
     if rt.n == 0:
         return empty_plan(rt, NAME, GUARANTEE)
-    reason = supports(model, rt, max_group_types)
+    reason = supports(model, rt, max_slots)
     if reason is not None:
         raise SolverLimit(reason)
     st, sk, sc = _slots(rt)  # (N,) slots
-    members, cost = _enumerate(rt, st, sk)  # (G, 3), (G,)
-    progress(f"{NAME}: {len(st)} slots, {len(cost)} group types; solving the MILP")
-    y, value, info = _fix_and_solve(members, cost, sc, st, time_limit, progress)
+    progress(f"{NAME}: {len(st)} slots; LP bound over pairs, then fixing and MILP")
+    members, y, info = _fix_and_solve(rt.codes[st], st, sk, sc, time_limit, progress)
     groups = []
-    for g in np.flatnonzero(y):
-        mem = members[g][members[g] >= 0]
-        groups.append((st[mem], sk[mem], np.full(len(mem), y[g])))
+    for mem, count in zip(members, y, strict=True):
+        mem = mem[mem >= 0]
+        groups.append((st[mem], sk[mem], np.full(len(mem), count)))
     plan = ReleasePlan.from_groups(rt, groups, NAME, GUARANTEE)
-    if plan.stars != value:
-        raise SolverLimit(f"{NAME}: decoded plan costs {plan.stars}, MILP {value}; report "
-                          "this with the input")
-    cert = {"slots": len(st), "group_types": len(cost), "milp_objective": value,
+    pairs, triples = group_type_count(rt)
+    cert = {"slots": len(st), "pair_types": pairs, "triple_types": triples,
             "groups_used": len(groups), **info}
-    return plan.with_info(lower_bound=value, certificate=cert)
+    return plan.with_info(lower_bound=plan.stars, certificate=cert)
 
 
 ALGORITHM = Algorithm(
