@@ -1,0 +1,154 @@
+"""The working state of :mod:`.merge_repair`: released classes that are merged in place.
+
+Each class is one output vector (its suppressor: a star exactly where its rows differ) with its
+``(s,)`` counts per sensitive key. Classes start as the output vectors of an initial plan and
+are identified by their index in it; merging ``b`` into ``a`` keeps ``a``'s index and records
+``parent[b] = a`` (a union-find over the initial classes, resolved once at the end).
+
+Invariant: the live classes have pairwise different vectors (a merge that produces the vector
+of a third class absorbs it too: equal released vectors are one class to an attacker).
+
+Merge cost (Liang & Yuan, Sec. 2): classes ``A``, ``B`` with ``|A|``, ``|B|`` rows and star
+sets ``S_A``, ``S_B`` merge into the suppressor with star set
+``S = S_A | S_B | {c : A[c] != B[c]}``; the release gains
+``(|A| + |B|) |S| - |A| |S_A| - |B| |S_B|`` stars.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+from numpy.typing import NDArray
+
+from starmin.transform.plan import STAR
+
+IntArray = NDArray[np.int64]
+Judge = Callable[[IntArray], NDArray[np.bool_]]
+"""``(g, s)`` key counts -> ``(g,)`` bool: does each class satisfy the model."""
+
+BIG = np.iinfo(np.int64).max // 4
+
+
+class Classes:
+    """Live classes: vectors ``V (G, m)``, key counts ``C (G, s)``, sizes, stars per row,
+    verdicts, and the union-find ``parent`` over the ``G`` initial classes."""
+
+    def __init__(self, vectors: NDArray[np.integer], key_counts: NDArray[np.integer],
+                 judge: Judge) -> None:
+        self.V = np.array(vectors, dtype=np.int32, copy=True)         # (G, m)
+        self.C = np.array(key_counts, dtype=np.int64, copy=True)      # (G, s)
+        self.judge = judge
+        self.n = self.C.sum(axis=1)                                      # (G,) rows
+        self.P = (self.V == STAR).sum(axis=1).astype(np.int64)           # (G,) stars per row
+        self.G = int(self.V.shape[0])
+        self.alive = self.n > 0
+        self.parent = np.arange(self.G, dtype=np.int64)
+        self.ok = np.ones(self.G, dtype=bool)
+        self.by_vec: dict[bytes, int] = {}
+        for i in np.flatnonzero(self.alive).tolist():
+            other = self.by_vec.get(self.V[i].tobytes())
+            if other is None:
+                self.by_vec[self.V[i].tobytes()] = i
+            else:                      # equal vectors in the initial plan: one class
+                self._absorb(other, i)
+        live = np.flatnonzero(self.alive)
+        self.ok[live] = judge(self.C[live])
+        self.m = int(self.V.shape[1])
+        self._ids = np.zeros(0, dtype=np.int64)    # scan arrays over the live classes
+        self._slot = np.zeros(0, dtype=np.int64)
+        self._VT = np.zeros((self.m, 0), dtype=np.int32)
+        self._n = self._P = np.zeros(0, dtype=np.int64)
+        self._stale = 0
+        self._dirty: set[int] = set()
+        self.merges = 0
+
+    # -- queries ---------------------------------------------------------------------------
+    @property
+    def stars(self) -> int:
+        """Stars of the current release."""
+        return int((self.n[self.alive] * self.P[self.alive]).sum())
+
+    @property
+    def violating(self) -> IntArray:
+        """Indices of the live classes that fail the model."""
+        return np.flatnonzero(self.alive & ~self.ok)
+
+    def merge_costs(self, a: int) -> tuple[IntArray, IntArray]:
+        """``(ids, added stars)`` of merging ``a`` with each live class other than ``a``.
+        ``O(G m)``, vectorized over a column-major copy of the live vectors."""
+        self._refresh()
+        va = self.V[a]
+        same = np.zeros(len(self._ids), dtype=np.int16)   # columns kept by the merge
+        for c in np.flatnonzero(va != STAR).tolist():
+            same += self._VT[c] == va[c]
+        cnt = self.m - same.astype(np.int64)
+        na, nl = self.n[a], self._n
+        cost = (na + nl) * cnt - na * self.P[a] - nl * self._P
+        cost[(self._ids == a) | ~self.alive[self._ids]] = BIG
+        return self._ids, cost
+
+    def _refresh(self) -> None:
+        """Rebuild the scan arrays when a quarter of their entries is dead; else patch the
+        entries of classes changed since the last scan."""
+        if self._stale * 4 > len(self._ids) or not len(self._ids):
+            self._ids = np.flatnonzero(self.alive)
+            self._slot = np.full(self.G, -1, dtype=np.int64)
+            self._slot[self._ids] = np.arange(len(self._ids))
+            self._VT = np.ascontiguousarray(self.V[self._ids].T)
+            self._n = self.n[self._ids].copy()
+            self._P = self.P[self._ids].copy()
+            self._stale = 0
+            self._dirty.clear()
+            return
+        for a in self._dirty:
+            j = self._slot[a]
+            if j >= 0:
+                self._VT[:, j] = self.V[a]
+                self._n[j] = self.n[a]
+                self._P[j] = self.P[a]
+        self._dirty.clear()
+
+    def merged_counts(self, a: int, ids: IntArray) -> IntArray:
+        """``(len(ids), s)`` key counts of ``a`` merged with each of ``ids``."""
+        return self.C[ids] + self.C[a]
+
+    # -- updates ---------------------------------------------------------------------------
+    def merge(self, a: int, b: int) -> int:
+        """Merge ``b`` into ``a`` (and any class that then has ``a``'s new vector); judge the
+        result. Returns ``a``."""
+        self.by_vec.pop(self.V[a].tobytes(), None)
+        self.by_vec.pop(self.V[b].tobytes(), None)
+        w = np.where(self.V[a] == self.V[b], self.V[a], STAR).astype(np.int32)
+        self._absorb(a, b)
+        self.V[a] = w
+        self.P[a] = int((w == STAR).sum())
+        key = w.tobytes()
+        other = self.by_vec.get(key)
+        if other is not None and other != a:
+            self._absorb(a, other)
+        self.by_vec[key] = a
+        self.ok[a] = bool(self.judge(self.C[a][None, :])[0])
+        self._dirty.add(a)
+        return a
+
+    def _absorb(self, a: int, b: int) -> None:
+        """Move ``b``'s rows into ``a`` (their vectors must already agree or be reset)."""
+        self.C[a] += self.C[b]
+        self.n[a] += self.n[b]
+        self.C[b] = 0
+        self.n[b] = 0
+        self.alive[b] = False
+        self.ok[b] = True
+        self.parent[b] = a
+        self._stale += 1
+        self.merges += 1
+
+    def roots(self) -> IntArray:
+        """``(G,)`` the live class each initial class ended in (pointer jumping)."""
+        p = self.parent.copy()
+        while True:
+            q = p[p]
+            if np.array_equal(q, p):
+                return p
+            p = q
