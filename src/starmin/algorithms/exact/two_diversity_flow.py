@@ -79,7 +79,7 @@ NAME = "two-diversity-flow"
 MAX_RESIDUAL_PAIRS = 400_000_000
 """Largest ``|P| x |Q|`` (residual A-types x B-types) priced per round."""
 DENSE_PAIRS = 20_000
-"""Up to this many residual pairs every arc goes into the first LP (one round)."""
+"""Up to this many residual pairs every arc goes into the first flow (one round)."""
 _CHUNK = 2_000_000
 """Reduced costs computed per chunk of the pricing (elements)."""
 _K = 4
@@ -256,7 +256,7 @@ def _pair_leftovers(la: IntArray, lb: IntArray) -> tuple[IntArray, IntArray, Int
     """Pair unmatched supply units ``la (p,)`` with demand units ``lb (q,)`` in index order:
     arcs ``(i, j, count)`` (equal totals; slack pairs cost at most ``2m``, see step 2)."""
     if (la < 0).any() or (lb < 0).any() or la.sum() != lb.sum():
-        raise SolverLimit(f"{NAME}: inconsistent LP solution; report this with the input")
+        raise SolverLimit(f"{NAME}: inconsistent flow; report this with the input")
     ca, cb = np.cumsum(la), np.cumsum(lb)
     cuts = np.union1d(ca, cb)
     cuts = cuts[cuts > 0]
