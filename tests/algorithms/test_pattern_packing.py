@@ -160,3 +160,16 @@ def test_adult_without_salary_class() -> None:
             "workclass", "occupation"]
     rt = _adult(cols)
     _check(rt, 3, bounds=False)
+
+
+def test_bucket_lp_on_off_and_skipped() -> None:
+    rt = random_table(13, 120, 5, values=3)
+    with_lp = _check(rt, 3, bounds=False)
+    without = _check(rt, 3, lp_levels=0, bounds=False)
+    lines: list[str] = []
+    skipped = pattern_packing.solve(rt, KAnonymity(3), lp_max_vars=1, bounds=False,
+                                    progress=lines.append)
+    skipped.validate(rt)
+    assert any("skipped" in line for line in lines)
+    assert skipped.stars == without.stars  # the LP skipped is the greedy alone
+    assert with_lp.lower_bound is None

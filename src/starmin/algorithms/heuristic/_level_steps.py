@@ -7,14 +7,13 @@
   level's buckets, the row type with the fewest open buckets first.
 * :func:`borrow_level` -- completes a bucket of fewer than ``k`` free rows with surplus rows
   (beyond ``k``) of classes of this level or below, when the extra stars are few.
-* :func:`place_leftovers` -- the last ``< k`` free rows widen the class where that costs least.
-* :func:`chunk_free_rows` -- fallback beyond the level budget (very wide tables).
+
+The last free rows and the fallback for very wide tables are in :mod:`._leftovers`.
 """
 
 from __future__ import annotations
 
 import heapq
-from math import comb
 
 import numpy as np
 from numpy.typing import NDArray
@@ -24,8 +23,6 @@ from starmin.algorithms.heuristic.pattern_keys import (
     IntArray,
     group_by_key,
     groups,
-    mask_vector,
-    masks_of_level,
 )
 
 Bucket = tuple[int, int]  # (mask, key)
@@ -156,7 +153,7 @@ def _donor_pieces(a: Assignment, j: int) -> tuple[IntArray, IntArray, IntArray]:
     return arr[:, 0], arr[:, 1], arr[:, 2]
 
 
-def _borrow_plan(a: Assignment, j: int, grp: IntArray
+def borrow_plan(a: Assignment, j: int, grp: IntArray
                  ) -> tuple[int, int, list[tuple[int, int, int]]] | None:
     """Extra stars, free rows placed, and the ``(type, class, rows)`` to borrow, for completing
     the bucket whose row types are ``grp`` (free ones and donors) to ``k`` rows at level ``j``.
@@ -240,12 +237,12 @@ def borrow_level(a: Assignment, j: int, masks: list[int], slack: float,
         return
     g = np.ones(a.t) if gain is None else np.asarray(gain, dtype=np.float64)
     for _, b, grp in _borrow_candidates(a, j, masks, slack, g):
-        plan = _borrow_plan(a, j, grp)
+        plan = borrow_plan(a, j, grp)
         if plan is not None and plan[0] <= slack * float((a.free[grp] * g[grp]).sum()):
-            _complete(a, b, grp, plan[2])
+            complete_bucket(a, b, grp, plan[2])
 
 
-def _complete(a: Assignment, b: Bucket, grp: IntArray, moves: list[tuple[int, int, int]]
+def complete_bucket(a: Assignment, b: Bucket, grp: IntArray, moves: list[tuple[int, int, int]]
               ) -> None:
     """Open bucket ``b`` with the free rows of ``grp`` and the borrowed ``moves``."""
     cid = a.open(*b)
@@ -253,116 +250,3 @@ def _complete(a: Assignment, b: Bucket, grp: IntArray, moves: list[tuple[int, in
         a.move(x, None, cid, int(a.free[x]))
     for y, src, rows in moves:
         a.move(y, src, cid, rows)
-
-
-def _widen_option(a: Assignment, x: int) -> tuple[int, int, int]:
-    """``(extra stars, class, new mask)``: the cheapest class for free row type ``x`` to join
-    by widening, i.e. starring for all of class ``A`` the columns where ``x`` differs from it
-    outside its pattern: ``(|A| + f) * |S'| - |A| * |S|``."""
-    cids = np.array([c for c in range(len(a.size)) if a.size[c] > 0], dtype=np.int64)
-    reps = np.array([next(iter(a.members[c])) for c in cids], dtype=np.int64)
-    bits = np.array([mask_vector(a.mask[c], a.m) for c in cids], dtype=bool).reshape(-1, a.m)
-    size = np.array([a.size[c] for c in cids], dtype=np.int64)
-    new_bits = bits | (a.keys.codes[reps] != a.keys.codes[x])
-    delta = (size + a.free[x]) * new_bits.sum(axis=1) - size * bits.sum(axis=1)
-    best = int(np.argmin(delta))
-    new_mask = sum(1 << c for c in range(a.m) if new_bits[best, c])
-    return int(delta[best]), int(cids[best]), new_mask
-
-
-def _surplus_pieces(a: Assignment) -> tuple[IntArray, IntArray, IntArray]:
-    """``(type, rows, class level)`` of the rows classes can lend keeping ``>= k``."""
-    out = [(y, min(cnt, a.size[c] - a.k), a.level(c))
-           for c in range(len(a.size)) if a.size[c] > a.k for y, cnt in a.members[c].items()]
-    arr = np.array(out, dtype=np.int64).reshape(-1, 3)
-    return arr[:, 0], arr[:, 1], arr[:, 2]
-
-
-def _borrow_option(a: Assignment, x: int, bound: int, max_patterns: int
-                   ) -> tuple[int, Bucket, IntArray] | None:
-    """The cheapest bucket of ``x`` completed to ``k`` rows by borrowing, if it costs less
-    than ``bound`` stars (free rows at the bucket's level plus the borrowed rows' extra).
-    Buckets are scored from the surplus per piece, then the best is planned exactly."""
-    d_type, d_rows, d_level = _surplus_pieces(a)
-    xs = free_types(a)
-    d_diff, x_diff = _diff_masks(a, x, d_type), _diff_masks(a, x, xs)
-    best: tuple[int, int] | None = None
-    for j in range(1, a.m + 1):
-        if int(a.free[x]) * j >= (bound if best is None else best[0]):
-            break
-        if comb(a.m, j) > max_patterns:
-            break
-        for mask in masks_of_level(a.m, j):
-            b = int(a.free[xs[(x_diff & ~mask) == 0]].sum())  # free rows in x's bucket
-            sel = ((d_diff & ~mask) == 0) & (d_level <= j)
-            order = np.argsort(-d_level[sel], kind="stable")  # cheapest rows first
-            rows = d_rows[sel][order]
-            taken = np.clip(a.k - b - (np.cumsum(rows) - rows), 0, rows)
-            if taken.sum() < a.k - b:
-                continue
-            cost = j * b + int(((j - d_level[sel][order]) * taken).sum())
-            if cost < (bound if best is None else best[0]):
-                best = (cost, mask)
-    if best is None:
-        return None
-    mask = best[1]
-    key = int(a.keys.keys(mask, np.array([x]))[0])
-    pool = np.union1d(xs, d_type)
-    return best[0], (mask, key), pool[a.keys.keys(mask, pool) == key]
-
-
-def _diff_masks(a: Assignment, x: int, ys: IntArray) -> IntArray:
-    """``(len(ys),)`` bit masks of the columns where each of ``ys`` differs from ``x``: ``y``
-    is in ``x``'s bucket under pattern ``S`` iff its mask is a subset of ``S``."""
-    differ = a.keys.codes[ys] != a.keys.codes[x]
-    return (differ * (1 << np.arange(a.m, dtype=np.int64))).sum(axis=1).astype(np.int64)
-
-
-def place_leftovers(a: Assignment, max_patterns: int) -> None:
-    """Each remaining free row type (fewer than ``k`` rows in all) goes where it costs least:
-    widening an open class (see :func:`_widen_option`) or a bucket completed by borrowing
-    surplus rows (:func:`_borrow_plan`), whichever adds fewer stars."""
-    for x in free_types(a).tolist():
-        if a.free[x] == 0:
-            continue
-        delta, src, new_mask = _widen_option(a, x)
-        option = _borrow_option(a, x, delta, max_patterns)
-        if option is not None:
-            _, b, grp = option
-            plan = _borrow_plan(a, a.level_of_mask(b[0]), grp)
-            if plan is not None:  # None only if pieces of one class shared its surplus
-                _complete(a, b, grp, plan[2])
-                continue
-        rep = np.array([next(iter(a.members[src]))], dtype=np.int64)
-        dst = a.open(new_mask, int(a.keys.keys(new_mask, rep)[0]))
-        if dst != src:
-            for y, rows in list(a.members[src].items()):
-                a.move(y, src, dst, rows)
-        a.move(x, None, dst, int(a.free[x]))
-
-
-def chunk_free_rows(a: Assignment) -> None:
-    """Fallback past the level budget: free row types in lexicographic order (columns with
-    few values first) cut into runs of ``>= k`` rows, each released as its suppressor."""
-    xs = free_types(a)
-    if int(a.free[xs].sum()) < a.k:
-        return
-    cols = np.argsort(a.keys.card, kind="stable")
-    order = xs[np.lexsort(a.keys.codes[xs][:, cols[::-1]].T)]
-    runs: list[list[int]] = [[]]
-    rows = 0
-    for x in order.tolist():
-        if rows >= a.k:
-            runs.append([])
-            rows = 0
-        runs[-1].append(x)
-        rows += int(a.free[x])
-    if rows < a.k:
-        runs[-2].extend(runs.pop())
-    for run in runs:
-        codes = a.keys.codes[run]
-        differ = ~(codes == codes[0]).all(axis=0)
-        mask = sum(1 << c for c in range(a.m) if differ[c])
-        cid = a.open(mask, int(a.keys.keys(mask, np.array(run[:1]))[0]))
-        for x in run:
-            a.move(x, None, cid, int(a.free[x]))
