@@ -32,7 +32,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -41,130 +41,41 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import numpy as np
 import polars as pl
 
-from l_diversity_data import (
-    ADULT_QI,
-    ADULT_SA,
-    acs,
-    acs_table,
-    adult,
-    adult_table,
-    projections,
-    replicated_adult,
-)
-from l_diversity_report import (
-    check_runs,
-    summarize_exact,
-    summarize_scaling,
-    summarize_table,
-)
+from l_diversity_configs import CONFIGS, Config, full_config, quick_config, tiny_config
+from l_diversity_report import check_runs, summarize_exact, summarize_scaling, summarize_table
 from l_diversity_runs import warm_up
-from l_diversity_sweeps import (
-    FlowSpec,
-    SampleSpec,
-    ScalingSpec,
-    TableSpec,
-    run_flow,
-    run_samples,
-    run_scaling,
-    run_table,
-)
+from l_diversity_sweeps import run_flow, run_samples, run_scaling, run_tables
 from l_diversity_tables import markdown
-from starmin.datasets.acs import QI as ACS_QI
+
+__all__ = ["CONFIGS", "Config", "full_config", "markdown", "quick_config", "run_experiments",
+           "tiny_config"]
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
 FIGURES = HERE.parent / "docs" / "experiments"
-LS = tuple(range(2, 11))
-
-
-@dataclass
-class Config:
-    """What to run; ``describe`` is stored in the results."""
-
-    name: str
-    tables: list[TableSpec] = field(default_factory=list)
-    scaling: list[ScalingSpec] = field(default_factory=list)
-    flow: FlowSpec | None = None
-    samples: list[SampleSpec] = field(default_factory=list)
-    describe: dict[str, Any] = field(default_factory=dict)
-
-
-def _acs_spec(n: int, sensitive: str, limit: int, verify_ls: tuple[int, ...]) -> TableSpec:
-    return TableSpec(make=lambda: acs_table(n, sensitive), ls=LS, ds=tuple(range(1, 8)),
-                     limit=limit, verify_first=1, verify_ls=verify_ls)
-
-
-def _occ_scaling(ns: tuple[int, ...], k: int, seed: int) -> ScalingSpec:
-    return ScalingSpec(f"synthetic OCC, d = 4 ({k} projections)",
-                       lambda n: acs(n, "occupation"), tuple(projections(ACS_QI, 4, k, seed)),
-                       "occupation", ns)
-
-
-def _adult_scaling(ns: tuple[int, ...]) -> ScalingSpec:
-    return ScalingSpec("adult replicated (age jitter), d = 8", replicated_adult, (ADULT_QI,),
-                       ADULT_SA, ns)
-
-
-def full_config(seed: int = 0) -> Config:
-    return Config(
-        "full",
-        tables=[TableSpec(make=adult_table, ls=LS, ds=tuple(range(1, 9)), verify_first=2),
-                _acs_spec(600_000, "occupation", 4, (6,)),
-                _acs_spec(600_000, "income", 4, (6,))],
-        scaling=[_occ_scaling((100_000, 200_000, 400_000, 600_000, 800_000, 1_000_000), 3,
-                              seed),
-                 _adult_scaling((30_162, 100_000, 300_000, 600_000, 1_000_000))],
-        flow=FlowSpec(n=6000, limit=4),
-        samples=[SampleSpec("brute force, 12 rows", "brute-force", 100, 12, (2, 3, 4), (2, 3),
-                            cross=("two-diversity-milp",)),
-                 SampleSpec("MILP, 300 rows, l = 2", "two-diversity-milp", 40, 300,
-                            tuple(range(1, 9)), (2,))],
-        describe={"adult": "all projections, d = 1..8, l = 2..10 (l > 7 infeasible)",
-                  "synthetic": "600k rows; TP on all 127 projections; TP+/Hilbert on 4 "
-                               "sampled projections per d (seeded)"})
-
-
-def quick_config(seed: int = 0) -> Config:
-    return Config(
-        "quick",
-        tables=[TableSpec(make=adult_table, ls=(2, 4, 6), ds=(1, 2, 4), limit=3,
-                          phases_all=False, verify_first=1),
-                TableSpec(make=lambda: acs_table(20_000, "occupation"), ls=(2, 6, 10),
-                          ds=(1, 4, 7), limit=2, phases_all=False, verify_first=1)],
-        scaling=[_occ_scaling((10_000, 40_000), 1, seed), _adult_scaling((30_162, 60_000))],
-        flow=FlowSpec(n=400, ds=(1, 2, 3), limit=1),
-        samples=[SampleSpec("brute force, 10 rows", "brute-force", 6, 10, (2, 3), (2, 3),
-                            cross=("two-diversity-milp",)),
-                 SampleSpec("MILP, 100 rows, l = 2", "two-diversity-milp", 4, 100, (2, 4),
-                            (2,))])
-
-
-def tiny_config(seed: int = 0) -> Config:
-    """Seconds: for the smoke test; every release is verified."""
-    small = adult().sample(1500, seed=seed)
-    return Config(
-        "tiny",
-        tables=[TableSpec(make=lambda: adult_table(small, "adult-1500"), ls=(2, 3, 6),
-                          ds=(1, 4), limit=1, phases_all=False, verify_first=99),
-                TableSpec(make=lambda: acs_table(3_000, "occupation"), ls=(2, 6), ds=(1, 4),
-                          limit=1, phases_all=False, verify_first=99)],
-        scaling=[replace(_occ_scaling((1_000, 2_000), 1, seed), verify_all=True)],
-        flow=FlowSpec(n=200, ds=(1, 2), limit=1),
-        samples=[SampleSpec("brute force, 8 rows", "brute-force", 3, 8, (2, 3), (2, 3),
-                            cross=("two-diversity-milp",)),
-                 SampleSpec("MILP, 60 rows, l = 2", "two-diversity-milp", 2, 60, (2, 3),
-                            (2,))])
 
 
 def run_experiments(config: Config, seed: int = 0,
-                    say: Callable[[str], None] = lambda s: None) -> dict[str, Any]:
-    """Run every experiment of ``config``; return raw runs, summaries and checks."""
+                    say: Callable[[str], None] = lambda s: None, jobs: int = 1
+                    ) -> dict[str, Any]:
+    """Run every experiment of ``config``; return raw runs, summaries and checks.
+
+    ``jobs > 1`` runs the projection sweeps in that many spawned processes (the config is
+    rebuilt there by ``config.name``); time vs n and the exact comparisons always run in this
+    process, alone, so their timings are not shared with a sibling."""
     t0 = time.perf_counter()
     warm_up()
-    tables = [run_table(spec, seed, say) for spec in config.tables]
+    sections: dict[str, float] = {}
+    t = time.perf_counter()
+    tables = run_tables(config.tables, seed, say, config.name, jobs)
+    sections["tables"] = time.perf_counter() - t
+    t = time.perf_counter()
     scaling = [run_scaling(spec, say) for spec in config.scaling]
+    sections["scaling"] = time.perf_counter() - t
+    t = time.perf_counter()
     exact = [run_flow(config.flow, seed, say)] if config.flow else []
     exact += [run_samples(spec, seed, say) for spec in config.samples]
+    sections["exact"] = time.perf_counter() - t
     results: dict[str, Any] = {"tables": tables, "scaling": scaling, "exact": exact}
     results["summary"] = {
         "tables": [summarize_table(t) for t in tables],
@@ -173,7 +84,9 @@ def run_experiments(config: Config, seed: int = 0,
     }
     results["checks"] = check_runs(results)
     results["meta"] = {"config": config.name, "describe": config.describe, "seed": seed,
-                       "seconds": time.perf_counter() - t0, "machine": _machine(),
+                       "seconds": time.perf_counter() - t0, "section_seconds": sections,
+                       "cpu_seconds_main_process": time.process_time(), "jobs": jobs,
+                       "machine": _machine(),
                        "specs": _specs(config)}
     return results
 
@@ -243,12 +156,14 @@ def main() -> None:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="smoke run, under a minute")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--jobs", type=int, default=2,
+                    help="processes for the projection sweeps (default 2)")
     ap.add_argument("--figures", type=Path, default=None, help="PNG directory")
     ap.add_argument("--tables", action="store_true", help="print markdown tables")
     args = ap.parse_args()
     config = quick_config(args.seed) if args.quick else full_config(args.seed)
     stem = "l_diversity_quick" if args.quick else "l_diversity"
-    results = run_experiments(config, args.seed, lambda s: print(s, flush=True))
+    results = run_experiments(config, args.seed, lambda s: print(s, flush=True), args.jobs)
     for p in write(results, stem):
         print(f"wrote {p}")
     fig_dir = args.figures or (None if args.quick else FIGURES)

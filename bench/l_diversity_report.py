@@ -128,7 +128,8 @@ def summarize_exact(e: dict[str, Any]) -> dict[str, Any]:
     runs = [r for r in e["runs"] if r["method"] in METHODS]
     out: dict[str, Any] = {"name": e["name"], "method": e["method"], "key": e["key"],
                            "instances": sum(r["method"] == e["method"] for r in e["runs"]),
-                           "skipped": e.get("skipped")}
+                           "skipped": e.get("skipped"),
+                           "solver_limits": e.get("solver_limits", [])}
     for m in METHODS:
         sel = [r for r in runs if r["method"] == m]
         out[m] = {"all": _stats([_ratio(r, "stars", "opt") for r in sel]),
@@ -182,8 +183,9 @@ def check_runs(results: dict[str, Any]) -> dict[str, Any]:
             if r["method"].startswith("tp") and r["stars"] > r["l"] * r["d"] * r["opt"]:
                 fail.append(f"ratio l*d broken ({r['stars']} > l*d*{r['opt']}): {tag}")
     fail += _tp_plus_not_worse(runs)
+    limits = [x for e in results["exact"] for x in e.get("solver_limits", [])]
     return {"runs": len(runs), "verified": sum(r["verified"] is True for r in runs),
-            "failures": fail}
+            "failures": fail, "solver_limits": len(limits)}
 
 
 def _tp_plus_not_worse(runs: list[Run]) -> list[str]:

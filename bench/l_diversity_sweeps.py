@@ -3,8 +3,9 @@ comparisons with exact optima. Each returns plain JSON-ready dicts of runs."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from multiprocessing import get_context
 from typing import Any
 
 import numpy as np
@@ -20,7 +21,16 @@ from l_diversity_data import (
     balanced_adult,
     projections,
 )
-from l_diversity_runs import HEURISTICS, METHODS, aggregate, algorithm, describe, record
+from l_diversity_runs import (
+    HEURISTICS,
+    METHODS,
+    aggregate,
+    algorithm,
+    describe,
+    record,
+    warm_up,
+)
+from starmin.errors import SolverLimit
 from starmin.models import LDiversity
 
 
@@ -99,33 +109,96 @@ def _tasks(spec: TableSpec, d: int, sampled: bool, ls: list[int]) -> list[tuple[
     return out
 
 
-def run_table(spec: TableSpec, seed: int, say: Callable[[str], None]) -> dict[str, Any]:
-    """The projection sweep of one table (see :class:`TableSpec`)."""
-    table = spec.make()
-    max_l = table.max_l
-    ls = [l for l in spec.ls if l <= max_l]
-    runs: list[dict[str, Any]] = []
-    chosen: dict[str, list[list[str]]] = {}
+@dataclass(frozen=True)
+class Job:
+    """One projection of one table (``table`` indexes the config's tables) and its runs."""
+
+    table: int
+    d: int
+    qi: tuple[str, ...]
+    sampled: bool
+    pos: int | None
+    ls: tuple[int, ...]
+
+
+def table_jobs(spec: TableSpec, table: Table, index: int, seed: int) -> list[Job]:
+    """Every projection the sweep visits, in order (see :class:`TableSpec`)."""
+    ls = tuple(l for l in spec.ls if l <= table.max_l)
+    jobs = []
     for d in spec.ds:
         sample = projections(table.qi, d, spec.limit, seed)
-        chosen[str(d)] = [list(p) for p in sample]
         every = projections(table.qi, d, None, seed) if spec.phases_all else sample
-        for qi in every:
-            sampled = qi in sample
-            pos = sample.index(qi) if sampled else None
-            enc, agg = aggregate(table.df, qi, table.sensitive)
-            info = {"d": d, "qi": list(qi), "sampled": sampled, "aggregate_seconds": agg,
-                    **describe(enc)}
-            for l, m in _tasks(spec, d, sampled, ls):
-                check = pos is not None and pos < spec.verify_first and (
-                    spec.verify_ls is None or l in spec.verify_ls)
-                runs.append({**info, **record(enc, l, m, check)})
-        say(f"{table.name}: d={d} done ({len(every)} projections, {len(runs)} runs so far)")
+        jobs += [Job(index, d, qi, qi in sample, sample.index(qi) if qi in sample else None,
+                     ls) for qi in every]
+    return jobs
+
+
+def run_job(spec: TableSpec, table: Table, job: Job) -> list[dict[str, Any]]:
+    """Aggregate one projection and run its tasks."""
+    enc, agg = aggregate(table.df, job.qi, table.sensitive)
+    info = {"d": job.d, "qi": list(job.qi), "sampled": job.sampled, "aggregate_seconds": agg,
+            **describe(enc)}
+    runs = []
+    for l, m in _tasks(spec, job.d, job.sampled, list(job.ls)):
+        check = job.pos is not None and job.pos < spec.verify_first and (
+            spec.verify_ls is None or l in spec.verify_ls)
+        runs.append({**info, **record(enc, l, m, check)})
+    return runs
+
+
+_CACHE: dict[tuple[str, int, int], tuple[TableSpec, Table]] = {}
+
+
+def _worker(args: tuple[str, int, Job]) -> list[dict[str, Any]]:
+    """Pool worker: rebuild the config's table once per process, then run the job."""
+    from l_diversity_configs import CONFIGS
+
+    name, seed, job = args
+    key = (name, seed, job.table)
+    if key not in _CACHE:
+        spec = CONFIGS[name](seed).tables[job.table]
+        _CACHE[key] = (spec, spec.make())
+    spec, table = _CACHE[key]
+    return run_job(spec, table, job)
+
+
+def run_tables(specs: list[TableSpec], seed: int, say: Callable[[str], None],
+               config: str | None = None, jobs: int = 1) -> list[dict[str, Any]]:
+    """The projection sweeps of every table, over ``jobs`` processes (spawned; each rebuilds
+    the table of config ``config`` by name). Results are in job order either way."""
+    tables = [spec.make() for spec in specs]
+    todo = [j for i, (spec, t) in enumerate(zip(specs, tables, strict=True))
+            for j in table_jobs(spec, t, i, seed)]
+    out = [_table_result(spec, t, seed) for spec, t in zip(specs, tables, strict=True)]
+    if jobs > 1 and config is not None:
+        with get_context("spawn").Pool(jobs, initializer=warm_up) as pool:
+            results = pool.imap(_worker, [(config, seed, j) for j in todo])
+            _collect(todo, results, out, say)
+    else:
+        _collect(todo, (run_job(specs[j.table], tables[j.table], j) for j in todo), out, say)
+    return out
+
+
+def _collect(todo: list[Job], results: Iterable[list[dict[str, Any]]],
+             out: list[dict[str, Any]], say: Callable[[str], None]) -> None:
+    for k, (job, runs) in enumerate(zip(todo, results, strict=True)):
+        out[job.table]["runs"] += runs
+        last = k + 1 == len(todo) or (todo[k + 1].table, todo[k + 1].d) != (job.table, job.d)
+        if last:
+            say(f"{out[job.table]['name']}: d={job.d} done "
+                f"({len(out[job.table]['runs'])} runs so far)")
+
+
+def _table_result(spec: TableSpec, table: Table, seed: int) -> dict[str, Any]:
+    max_l = table.max_l
+    chosen = {str(d): [list(p) for p in projections(table.qi, d, spec.limit, seed)]
+              for d in spec.ds}
     return {"name": table.name, "n": table.df.height, "qi": list(table.qi),
-            "sensitive": table.sensitive, "max_l": max_l, "ls": ls,
+            "sensitive": table.sensitive, "max_l": max_l,
+            "ls": [l for l in spec.ls if l <= max_l],
             "infeasible_ls": [l for l in spec.ls if l > max_l], "fig_d": spec.fig_d,
             "fig_l": spec.fig_l, "limit": spec.limit, "sampled_projections": chosen,
-            "runs": runs}
+            "runs": []}
 
 
 def run_scaling(spec: ScalingSpec, say: Callable[[str], None]) -> dict[str, Any]:
@@ -146,13 +219,22 @@ def run_scaling(spec: ScalingSpec, say: Callable[[str], None]) -> dict[str, Any]
 
 
 def _exact_runs(enc: Any, l: int, exact: str, info: dict[str, Any],
-                cross: tuple[str, ...] = ()) -> list[dict[str, Any]]:
-    """The exact solver, the cross-checking exact solvers and the three heuristics on one
-    instance, all verified, each run carrying ``opt`` (the first solver's optimum)."""
-    best = record(enc, l, exact, check=True)
+                limits: list[dict[str, Any]], cross: tuple[str, ...] = ()
+                ) -> list[dict[str, Any]]:
+    """The exact solver, the cross-checking exact solvers and the heuristics on one
+    instance, all verified, each run carrying ``opt`` (the first solver's optimum). An exact
+    solver that stops with ``SolverLimit`` is listed in ``limits`` (reported, not hidden)."""
+    try:
+        best = record(enc, l, exact, check=True)
+    except SolverLimit as e:
+        limits.append({**info, "method": exact, "l": l, "error": str(e)})
+        return []
     out = [{**info, **best, "opt": best["stars"]}]
     for m in (*cross, *METHODS):
-        out.append({**info, **record(enc, l, m, check=True), "opt": best["stars"]})
+        try:
+            out.append({**info, **record(enc, l, m, check=True), "opt": best["stars"]})
+        except SolverLimit as e:
+            limits.append({**info, "method": m, "l": l, "error": str(e)})
     return out
 
 
@@ -164,14 +246,15 @@ def run_flow(spec: FlowSpec, seed: int, say: Callable[[str], None]) -> dict[str,
         return {**base, "skipped": "two-diversity-flow is not available", "runs": []}
     df = balanced_adult(spec.n, seed)
     runs: list[dict[str, Any]] = []
+    limits: list[dict[str, Any]] = []
     for d in spec.ds:
         for qi in projections(BALANCED_QI, d, spec.limit, seed):
             enc, _ = aggregate(df, qi, BALANCED_SA)
             runs += _exact_runs(enc, 2, "two-diversity-flow", {"qi": list(qi),
-                                                                **describe(enc)})
+                                                                **describe(enc)}, limits)
         say(f"flow: d={d} done")
     return {**base, "n": df.height, "qi": list(BALANCED_QI), "sensitive": BALANCED_SA,
-            "limit": spec.limit, "runs": runs}
+            "limit": spec.limit, "solver_limits": limits, "runs": runs}
 
 
 def run_samples(spec: SampleSpec, seed: int, say: Callable[[str], None]) -> dict[str, Any]:
@@ -186,6 +269,7 @@ def run_samples(spec: SampleSpec, seed: int, say: Callable[[str], None]) -> dict
     data = adult()
     rng = np.random.default_rng([seed, spec.rows])
     runs: list[dict[str, Any]] = []
+    limits: list[dict[str, Any]] = []
     skipped = {"infeasible": 0, "too_large": 0}
     for i in range(spec.samples):
         df = data.sample(spec.rows, seed=seed * 100_003 + i)
@@ -202,6 +286,7 @@ def run_samples(spec: SampleSpec, seed: int, say: Callable[[str], None]) -> dict
                 continue
             runs += _exact_runs(enc, l, spec.method, {"sample": i, "qi": list(qi),
                                                       **describe(enc)},
-                                cross if l == 2 else ())
+                                limits, cross if l == 2 else ())
     say(f"{spec.name}: {sum(r['method'] == spec.method for r in runs)} instances")
-    return {**base, "skipped": skipped, "cross": list(cross), "runs": runs}
+    return {**base, "skipped": skipped, "cross": list(cross), "solver_limits": limits,
+            "runs": runs}
