@@ -64,9 +64,11 @@ GUARANTEE = Guarantee(
     statement="satisfies the model; no bound on stars (report's lower bound gives the gap)",
     reference="Liang & Yuan Sec. 2 (suppressors; models closed under union)",
 )
-WIDTH = 64
+WIDTH = 256
 """Default number of cheapest partners judged per merge."""
-_OPTIONS = {"start", "start_k", "width", "refine"}
+RULES = ("cost", "spread")
+"""Partner rules when no judged merge repairs the class (module docstring, step 2)."""
+_OPTIONS = {"start", "start_k", "width", "rules", "refine"}
 
 
 def supports(model: PrivacyModel, rt: RowTypes) -> str | None:
@@ -80,43 +82,62 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
 
     Options: ``start`` (``"auto"`` default, ``"rows"``: the row types, or
     ``"pattern-packing"``), ``start_k`` (the class size pattern-packing starts from; default
-    the model's implied ``k``, at least 2), ``width`` (partners judged per merge, default 64).
+    the model's implied ``k``, at least 2), ``width`` (partners judged per merge, default
+    256), ``rules`` (partner rules to run, each a full repair, the best kept; default
+    ``("cost", "spread")``), ``refine`` (default True: split refinement).
     Deterministic for a given ``seed`` (it only breaks ties). Raises ``Infeasible`` when no
-    release satisfies the model and ``InvalidInput`` for an unknown option.
+    release satisfies the model and ``InvalidInput`` for a bad option.
     """
     say = progress or silent
-    unknown = set(options) - _OPTIONS
-    if unknown:
-        raise InvalidInput(f"unknown option(s) {sorted(unknown)} for {NAME}: use "
-                           f"{', '.join(sorted(_OPTIONS))}")
+    width, rules = _check_options(options)
     check_feasible(model, rt)
-    width = int(options.get("width", WIDTH))
-    if width < 1:
-        raise InvalidInput(f"width must be >= 1, got {width}: use e.g. width=64")
     t0 = time.perf_counter()
     start, start_plan = initial_plan(rt, model, str(options.get("start", "auto")),
                                      options.get("start_k"), seed, say)
     say(f"{NAME}: start {start}: {start_plan.t_out} classes, {start_plan.stars} stars "
         f"({time.perf_counter() - t0:.2f} s)")
-    cls = Classes(start_plan.outputs, start_plan.class_key_counts(rt.s), make_judge(model, rt))
-    rng = np.random.default_rng(seed)
-    tie = rng.permutation(cls.G).astype(np.int64)
-    repair(cls, rt, width, tie, say)
-    plan = final_plan(rt, start_plan, cls)
-    if options.get("refine", True):
-        t1 = time.perf_counter()
-        before = plan.stars
-        plan = refined(rt, plan, cls.judge)
-        say(f"{NAME}: split refinement {before} -> {plan.stars} stars "
-            f"({time.perf_counter() - t1:.2f} s)")
+    judge = make_judge(model, rt)
     cert: dict[str, Any] = {"start": start, "start_classes": start_plan.t_out,
-                            "start_stars": start_plan.stars, "merges": cls.merges,
-                            "seed": seed, "width": width}
+                            "start_stars": start_plan.stars, "seed": seed, "width": width,
+                            "rules": {}}
+    best: ReleasePlan | None = None
+    for rule in rules:
+        t1 = time.perf_counter()
+        cls = Classes(start_plan.outputs, start_plan.class_key_counts(rt.s), judge)
+        tie = np.random.default_rng(seed).permutation(cls.G).astype(np.int64)
+        repair(cls, rt, width, tie, rule, say)
+        plan = final_plan(start_plan, cls)
+        repaired = plan.stars
+        if options.get("refine", True):
+            plan = refined(rt, plan, judge)
+        cert["rules"][rule] = {"merges": cls.merges, "repaired_stars": repaired,
+                               "stars": plan.stars}
+        say(f"{NAME}: rule {rule}: {cls.merges} merges, {repaired} stars, refined "
+            f"{plan.stars} ({time.perf_counter() - t1:.2f} s)")
+        if best is None or plan.stars < best.stars:
+            best, cert["rule"] = plan, rule
+    assert best is not None
     whole = whole_table_plan(rt)
-    if whole.stars < plan.stars:
-        cert["whole_table"] = True
-        plan = whole
-    return plan.with_info(method=NAME, guarantee=GUARANTEE, certificate=cert)
+    if whole.stars < best.stars:
+        best, cert["rule"] = whole, "whole table"
+    return best.with_info(method=NAME, guarantee=GUARANTEE, certificate=cert)
+
+
+def _check_options(options: dict[str, Any]) -> tuple[int, tuple[str, ...]]:
+    """``(width, rules)``; raises ``InvalidInput`` for an unknown or bad option."""
+    unknown = set(options) - _OPTIONS
+    if unknown:
+        raise InvalidInput(f"unknown option(s) {sorted(unknown)} for {NAME}: use "
+                           f"{', '.join(sorted(_OPTIONS))}")
+    width = int(options.get("width", WIDTH))
+    if width < 1:
+        raise InvalidInput(f"width must be >= 1, got {width}: use e.g. width=256")
+    rules = options.get("rules", RULES)
+    rules = (rules,) if isinstance(rules, str) else tuple(rules)
+    if not rules or any(r not in RULES for r in rules):
+        raise InvalidInput(f"rules must name some of {', '.join(RULES)}, got {rules!r}: use "
+                           "e.g. rules=('cost',)")
+    return width, rules
 
 
 def make_judge(model: PrivacyModel, rt: RowTypes) -> Judge:
@@ -125,12 +146,11 @@ def make_judge(model: PrivacyModel, rt: RowTypes) -> Judge:
     values = rt.sensitive_values()
 
     def judge(key_counts: IntArray) -> NDArray[np.bool_]:
-        ok = key_counts.sum(axis=1) == 0
-        bad = ~ok
+        ok = np.ones(key_counts.shape[0], dtype=bool)
         for hist, tot, vals in zip(rt.sensitive_histograms(key_counts), overall, values,
                                    strict=True):
-            bad &= ~model.evaluate(hist, tot, vals).ok
-        return ~bad
+            ok &= model.evaluate(hist, tot, vals).ok
+        return ok | (key_counts.sum(axis=1) == 0)
 
     return judge
 
@@ -168,7 +188,8 @@ def whole_table_plan(rt: RowTypes) -> ReleasePlan:
                                    GUARANTEE)
 
 
-def repair(cls: Classes, rt: RowTypes, width: int, tie: IntArray, say: Progress) -> None:
+def repair(cls: Classes, rt: RowTypes, width: int, tie: IntArray, rule: str,
+           say: Progress) -> None:
     """Merge violating classes, smallest first, until none is left (module docstring, 2)."""
     q = rt.counts.sum(axis=0) / max(rt.n, 1)                   # (s,) the table's distribution
     heap = [(int(cls.n[a]), int(tie[a]), a) for a in cls.violating.tolist()]
@@ -179,8 +200,7 @@ def repair(cls: Classes, rt: RowTypes, width: int, tie: IntArray, say: Progress)
         size, _, a = heapq.heappop(heap)
         if not cls.alive[a] or cls.ok[a] or size != cls.n[a]:
             continue
-        b = choose_partner(cls, a, width, tie, q)
-        a = cls.merge(a, b)
+        a = cls.merge(a, choose_partner(cls, a, width, tie, q, rule))
         if not cls.ok[a]:
             heapq.heappush(heap, (int(cls.n[a]), int(tie[a]), a))
         if time.perf_counter() - last > 2.0:
@@ -190,8 +210,15 @@ def repair(cls: Classes, rt: RowTypes, width: int, tie: IntArray, say: Progress)
 
 
 def choose_partner(cls: Classes, a: int, width: int, tie: IntArray,
-                   q: np.ndarray[Any, Any]) -> int:
-    """The class ``a`` merges with (module docstring, step 2)."""
+                   q: NDArray[np.float64], rule: str) -> int:
+    """The class ``a`` merges with (module docstring, step 2).
+
+    The window: the ``width`` cheapest partners by added stars, then by the total variation
+    distance ``tv`` of the merged sensitive distribution from the table's ``q``. Among them,
+    merges that satisfy the model win (fewest added stars per repaired class, a violating
+    partner counting twice); if none does, rule ``cost`` takes the fewest added stars per
+    violating class removed and rule ``spread`` the smallest ``tv``.
+    """
     ids, cost = cls.merge_costs(a)
     live = cost < BIG
     ids, cost = ids[live], cost[live]
@@ -202,17 +229,22 @@ def choose_partner(cls: Classes, a: int, width: int, tie: IntArray,
             sel = sel[np.argsort(tie[ids[sel]], kind="stable")[:8 * width]]
         ids, cost = ids[sel], cost[sel]
     merged = cls.merged_counts(a, ids)                                   # (w, s)
-    tv = np.abs(merged / merged.sum(axis=1, keepdims=True) - q).sum(axis=1)
+    tv = np.abs(merged / merged.sum(axis=1, keepdims=True) - q).sum(axis=1) / 2
     order = np.lexsort((tie[ids], tv, cost))[:width]
     ids, cost, tv = ids[order], cost[order], tv[order]
     ok = cls.judge(merged[order])
     eff = cost / (1.0 + ~cls.ok[ids])                     # a violating partner: two repaired
-    pool = np.flatnonzero(ok) if ok.any() else np.arange(len(ids))
-    best = pool[np.lexsort((tie[ids[pool]], tv[pool], eff[pool]))[0]]
+    if ok.any():
+        pool = np.flatnonzero(ok)
+        best = pool[np.lexsort((tie[ids[pool]], tv[pool], eff[pool]))[0]]
+    elif rule == "cost":
+        best = np.lexsort((tie[ids], tv, eff))[0]
+    else:
+        best = np.lexsort((tie[ids], eff, tv))[0]
     return int(ids[best])
 
 
-def final_plan(rt: RowTypes, start: ReleasePlan, cls: Classes) -> ReleasePlan:
+def final_plan(start: ReleasePlan, cls: Classes) -> ReleasePlan:
     """The start plan's entries moved to the classes they ended in."""
     roots = cls.roots()                                   # (G,) initial class -> final class
     final = np.flatnonzero(cls.alive)

@@ -1,0 +1,210 @@
+"""Tests of merge-repair (src/starmin/algorithms/heuristic/merge_repair.py).
+
+A heuristic for every model: each output must validate and satisfy its model; on tiny random
+tables it can never beat the brute-force optimum, and never loses to the single class of the
+whole table; it is deterministic per seed. On ARX adult its releases go through the engine and
+the independent verifier."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+
+from starmin.algorithms.exact import brute_force
+from starmin.algorithms.heuristic import merge_repair
+from starmin.algorithms.heuristic._split_refine import refine
+from starmin.data.rowtypes import RowTypes
+from starmin.data.schema import Schema
+from starmin.engines.local import LocalEngine
+from starmin.errors import Infeasible, InvalidInput
+from starmin.models import (
+    AllOf,
+    DistinctLDiversity,
+    EntropyLDiversity,
+    HierarchicalDistance,
+    KAnonymity,
+    LDiversity,
+    MatrixDistance,
+    OrderedDistance,
+    PrivacyModel,
+    PSensitiveKAnonymity,
+    RecursiveCLDiversity,
+    TCloseness,
+)
+from starmin.models.apply import check_feasible, holds
+from starmin.transform.plan import ReleasePlan
+from starmin.verify import verify
+from tests.helpers.tables import expanded, from_rows, random_table, two_sensitive_table
+
+ADULT = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "arx" / "adult.csv"
+HIERARCHY = HierarchicalDistance((("0", "a", "*"), ("1", "a", "*"), ("2", "b", "*")))
+MATRIX = MatrixDistance([[0, 0.5, 1], [0.5, 0, 0.7], [1, 0.7, 0]])
+
+# every model kind of starmin.models, for tables with sensitive codes 0, 1, 2
+MODELS: list[PrivacyModel] = [
+    KAnonymity(2), KAnonymity(3), LDiversity(2), LDiversity(3), DistinctLDiversity(2),
+    DistinctLDiversity(3), EntropyLDiversity(2), RecursiveCLDiversity(2, 2),
+    RecursiveCLDiversity(3, 3), TCloseness(0.2), TCloseness("1/3"),
+    TCloseness(0.25, OrderedDistance()), TCloseness(0.3, HIERARCHY), TCloseness(0.35, MATRIX),
+    PSensitiveKAnonymity(p=2, k=3), AllOf(KAnonymity(3), LDiversity(2)),
+    AllOf(KAnonymity(2), TCloseness(0.3)), AllOf(EntropyLDiversity(2), TCloseness(0.4)),
+]
+
+
+def _whole_table_stars(rt: RowTypes) -> int:
+    return rt.n * int((~(rt.codes == rt.codes[0]).all(axis=0)).sum())
+
+
+def _check(rt: RowTypes, model: PrivacyModel, **options: object) -> ReleasePlan:
+    plan = merge_repair.solve(rt, model, **options)
+    plan.validate(rt)
+    assert holds(model, rt, plan.class_key_counts(rt.s)).all()
+    assert len(np.unique(plan.outputs, axis=0)) == plan.t_out  # equal vectors: one class
+    assert plan.stars <= _whole_table_stars(rt)
+    assert plan.method == "merge-repair" and plan.guarantee.kind == "heuristic"
+    return plan
+
+
+def _feasible(model: PrivacyModel, rt: RowTypes) -> bool:
+    try:
+        check_feasible(model, rt)
+    except Infeasible:
+        with pytest.raises(Infeasible):
+            merge_repair.solve(rt, model)
+        return False
+    return True
+
+
+def test_registered_entry() -> None:
+    a = merge_repair.ALGORITHM
+    assert a.name == "merge-repair"
+    assert a.guarantee.kind == "heuristic"
+    rt = from_rows([[0, 1], [1, 0]], sa=[0, 1])
+    assert all(a.supports(m, rt) is None for m in MODELS)
+
+
+@pytest.mark.parametrize("model", MODELS, ids=lambda m: m.name)
+@pytest.mark.parametrize("seed", range(4))
+def test_never_below_the_optimum(model: PrivacyModel, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n, m = int(rng.integers(6, 10)), int(rng.integers(2, 4))
+    rt = random_table(31 * seed + 7, n, m, values=int(rng.integers(2, 4)), s=3)
+    if not _feasible(model, rt):
+        return
+    plan = _check(rt, model)
+    opt = brute_force.solve(rt, model).stars
+    assert opt <= plan.stars
+
+
+@pytest.mark.parametrize("model", MODELS, ids=lambda m: m.name)
+def test_larger_tables_and_every_start(model: PrivacyModel) -> None:
+    for seed in range(3):
+        rt = random_table(500 + seed, 150, 4, values=[2, 3, 4, 5], s=3)
+        if not _feasible(model, rt):
+            continue
+        if model is MODELS[13]:  # matrix distance: one LP per class judged, keep it short
+            _check(rt, model, width=4)
+            continue
+        plans = [_check(rt, model, start=start, seed=seed)
+                 for start in ("auto", "rows", "pattern-packing")]
+        for rule in merge_repair.RULES:
+            _check(rt, model, width=1, refine=False, rules=rule)
+        _check(expanded(rt), model)  # equal QI vectors as separate row types
+        assert plans[0].certificate["start"].startswith(
+            "rows" if model in MODELS[9:14] else "pattern-packing")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_two_sensitive_columns(seed: int) -> None:
+    rt = two_sensitive_table(seed, 60, m=3, values=3)
+    for model in (LDiversity(2), DistinctLDiversity(2), TCloseness(0.3),
+                  AllOf(KAnonymity(3), EntropyLDiversity(2))):
+        if _feasible(model, rt):
+            _check(rt, model)
+
+
+def test_no_sensitive_column_k_anonymity() -> None:
+    rt = random_table(3, 40, 3, values=3)
+    plan = _check(rt, KAnonymity(4))
+    assert plan.class_sizes.min() >= 4
+
+
+def test_deterministic_per_seed() -> None:
+    rt = random_table(11, 200, 4, values=[2, 3, 4, 6], s=4)
+    for model in (TCloseness(0.2), AllOf(KAnonymity(3), LDiversity(2))):
+        a = merge_repair.solve(rt, model, seed=5)
+        b = merge_repair.solve(rt, model, seed=5)
+        for name in ("outputs", "out_idx", "type_idx", "key_idx", "count"):
+            assert np.array_equal(getattr(a, name), getattr(b, name)), name
+        _check(rt, model, seed=6)
+
+
+def test_one_row_type_per_value_must_all_merge() -> None:
+    # three row types, each holding one sensitive value: only the whole table is 3-diverse
+    rt = from_rows([[0, 0]] * 2 + [[0, 1]] * 2 + [[1, 1]] * 2, sa=[0, 0, 1, 1, 2, 2])
+    plan = _check(rt, LDiversity(3))
+    assert plan.t_out == 1
+    assert plan.stars == 12 == brute_force.solve(rt, LDiversity(3)).stars
+
+
+def test_merging_two_violators_repairs_both() -> None:
+    # (0,0) holds only value 0 and (0,1) only value 1: together they are 2-diverse at 1 star
+    # per row; merging with the far type (1,1) would cost 2 stars per row
+    rt = from_rows([[0, 0]] * 2 + [[0, 1]] * 2 + [[1, 1], [1, 1]], sa=[0, 0, 1, 1, 0, 1])
+    plan = _check(rt, LDiversity(2))
+    assert plan.stars == 4 == brute_force.solve(rt, LDiversity(2)).stars
+
+
+def test_refinement_splits_a_satisfying_class() -> None:
+    # the whole table is 2-diverse; splitting on the first column gives two 2-diverse classes
+    rt = from_rows([[0, 0], [0, 1], [1, 0], [1, 1]], sa=[0, 1, 0, 1])
+    t, k = np.nonzero(rt.counts)
+    judge = merge_repair.make_judge(LDiversity(2), rt)
+    parts = refine(rt, [(t, k, rt.counts[t, k])], judge)
+    plan = ReleasePlan.from_groups(rt, parts, "x", merge_repair.GUARANTEE)
+    assert plan.stars == 4 < 8
+    assert holds(LDiversity(2), rt, plan.class_key_counts(rt.s)).all()
+
+
+def test_bad_input() -> None:
+    rt = random_table(1, 10, 2, s=2)
+    with pytest.raises(InvalidInput, match="unknown option"):
+        merge_repair.solve(rt, KAnonymity(2), k=3)
+    with pytest.raises(InvalidInput, match="unknown start"):
+        merge_repair.solve(rt, KAnonymity(2), start="mondrian")
+    with pytest.raises(InvalidInput, match="width"):
+        merge_repair.solve(rt, KAnonymity(2), width=0)
+    with pytest.raises(InvalidInput, match="rules"):
+        merge_repair.solve(rt, KAnonymity(2), rules=("cheapest",))
+    with pytest.raises(Infeasible):
+        merge_repair.solve(rt, LDiversity(3))
+    with pytest.raises(Infeasible):
+        merge_repair.solve(rt, KAnonymity(11))
+
+
+# -- ARX adult: 8 QIs, occupation sensitive, through the engine and the verifier ------------
+SA = "occupation"
+
+
+@pytest.fixture(scope="module")
+def adult() -> tuple[pl.DataFrame, LocalEngine, object]:
+    df = pl.read_csv(ADULT, separator=";")
+    engine = LocalEngine()
+    schema = Schema.of(qi=[c for c in df.columns if c != SA], sensitive=SA)
+    return df, engine, engine.to_row_types(df, schema)
+
+
+@pytest.mark.parametrize("model", [TCloseness(0.2), AllOf(KAnonymity(5), LDiversity(3))],
+                         ids=lambda m: m.name)
+def test_adult_releases_pass_the_verifier(adult: tuple, model: PrivacyModel) -> None:
+    df, engine, enc = adult
+    rt = enc.row_types
+    plan = _check(rt, model)
+    released = engine.apply_plan(enc, plan)
+    report = verify(released, [c for c in df.columns if c != SA], SA, model)
+    assert report.passed
+    assert report.stars == plan.stars
+    assert plan.stars < rt.n * rt.m  # below the all-suppressed release
