@@ -19,6 +19,7 @@ _MODULES = (
     "starmin.algorithms.approx.tp_plus",
     "starmin.algorithms.approx.tp",
     "starmin.algorithms.heuristic.hilbert",
+    "starmin.algorithms.heuristic.merge_repair",
 )
 
 
@@ -72,4 +73,5 @@ AUTO_ORDER: tuple[str, ...] = (
     "pattern-packing",      # k-anonymity on real tables
     "tp+",                  # l-diversity (frequency form): l*d-approximation, never worse than TP
     "m-approx",             # k-anonymity fallback with a proven ratio
+    "merge-repair",         # every other model and combination (t-closeness, p-sensitive, ...)
 )
