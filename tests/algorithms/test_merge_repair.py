@@ -15,7 +15,9 @@ import pytest
 
 from starmin.algorithms.exact import brute_force
 from starmin.algorithms.heuristic import merge_repair
+from starmin.algorithms.heuristic._moves import improve
 from starmin.algorithms.heuristic._split_refine import refine
+from starmin.api import implied_k
 from starmin.data.rowtypes import RowTypes
 from starmin.data.schema import Schema
 from starmin.engines.local import LocalEngine
@@ -106,15 +108,25 @@ def test_larger_tables_and_every_start(model: PrivacyModel) -> None:
         if not _feasible(model, rt):
             continue
         if model is MODELS[13]:  # matrix distance: one LP per class judged, keep it short
-            _check(rt, model, width=4)
+            _check(rt, model, width=4, rules="cost")
             continue
         plans = [_check(rt, model, start=start, seed=seed)
                  for start in ("auto", "rows", "pattern-packing")]
         for rule in merge_repair.RULES:
-            _check(rt, model, width=1, refine=False, rules=rule)
+            _check(rt, model, width=1, refine=False, moves=False, rules=rule)
+        _check(rt, model, full_scan=1, h=2)  # partners among sort-order neighbours only
         _check(expanded(rt), model)  # equal QI vectors as separate row types
-        assert plans[0].certificate["start"].startswith(
-            "rows" if model in MODELS[9:14] else "pattern-packing")
+        k = merge_repair.start_size(model, rt, merge_repair.make_judge(model, rt))
+        assert k >= implied_k(model)
+        assert plans[0].certificate["start"] == (f"pattern-packing k={k}" if k > 1 else "rows")
+
+
+def test_start_size_is_the_smallest_class_shaped_like_the_table() -> None:
+    # values 0, 1, 2 equally often: a class of 1 row is at EMD 2/3, of 2 rows (1, 1, 0) at 1/3
+    rt = from_rows([[i] for i in range(6)], sa=[0, 1, 2, 0, 1, 2])
+    for model, k in ((TCloseness(0.3), 3), (TCloseness("1/3"), 2), (TCloseness(1), 1),
+                     (LDiversity(2), 2), (AllOf(KAnonymity(4), TCloseness(0.3)), 4)):
+        assert merge_repair.start_size(model, rt, merge_repair.make_judge(model, rt)) == k
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -169,6 +181,21 @@ def test_refinement_splits_a_satisfying_class() -> None:
     assert holds(LDiversity(2), rt, plan.class_key_counts(rt.s)).all()
 
 
+def test_a_row_moves_to_a_class_with_fewer_stars() -> None:
+    # X = {(0,0), (0,1), (1,0)} is released as (*,*): 6 stars; Y = {(0,0) x2} as (0,0).
+    # Moving X's (0,0) row to Y leaves X 2-anonymous at (*,*) with 4 stars.
+    rt = from_rows([[0, 0]] * 3 + [[0, 1], [1, 0]])
+    x = (np.array([0, 1, 2]), np.zeros(3, np.int64), np.array([1, 1, 1]))
+    y = (np.array([0]), np.zeros(1, np.int64), np.array([2]))
+    judge = merge_repair.make_judge(KAnonymity(2), rt)
+    plan = ReleasePlan.from_groups(rt, improve(rt, [x, y], judge), "x", merge_repair.GUARANTEE)
+    assert plan.stars == 4 == brute_force.solve(rt, KAnonymity(2)).stars
+    # with k = 3 the move would leave X too small: nothing moves
+    judge = merge_repair.make_judge(KAnonymity(3), rt)
+    plan = ReleasePlan.from_groups(rt, improve(rt, [x, y], judge), "x", merge_repair.GUARANTEE)
+    assert plan.stars == 6
+
+
 def test_bad_input() -> None:
     rt = random_table(1, 10, 2, s=2)
     with pytest.raises(InvalidInput, match="unknown option"):
@@ -187,6 +214,7 @@ def test_bad_input() -> None:
 
 # -- ARX adult: 8 QIs, occupation sensitive, through the engine and the verifier ------------
 SA = "occupation"
+RULES = merge_repair.RULES
 
 
 @pytest.fixture(scope="module")
@@ -197,12 +225,14 @@ def adult() -> tuple[pl.DataFrame, LocalEngine, object]:
     return df, engine, engine.to_row_types(df, schema)
 
 
-@pytest.mark.parametrize("model", [TCloseness(0.2), AllOf(KAnonymity(5), LDiversity(3))],
-                         ids=lambda m: m.name)
-def test_adult_releases_pass_the_verifier(adult: tuple, model: PrivacyModel) -> None:
+@pytest.mark.parametrize(("model", "rules"), [(TCloseness(0.2), "cost"),
+                                               (AllOf(KAnonymity(5), LDiversity(3)), RULES)],
+                         ids=["t-closeness", "k-anonymity and l-diversity"])
+def test_adult_releases_pass_the_verifier(adult: tuple, model: PrivacyModel,
+                                          rules: object) -> None:
     df, engine, enc = adult
     rt = enc.row_types
-    plan = _check(rt, model)
+    plan = _check(rt, model, rules=rules)
     released = engine.apply_plan(enc, plan)
     report = verify(released, [c for c in df.columns if c != SA], SA, model)
     assert report.passed

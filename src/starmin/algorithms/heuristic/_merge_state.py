@@ -43,6 +43,7 @@ class Classes:
         self.P = (self.V == STAR).sum(axis=1).astype(np.int64)           # (G,) stars per row
         self.G = int(self.V.shape[0])
         self.alive = self.n > 0
+        self._dead = int((~self.alive).sum())
         self.parent = np.arange(self.G, dtype=np.int64)
         self.ok = np.ones(self.G, dtype=bool)
         self.by_vec: dict[bytes, int] = {}
@@ -61,6 +62,8 @@ class Classes:
         self._n = self._P = np.zeros(0, dtype=np.int64)
         self._stale = 0
         self._dirty: set[int] = set()
+        self._orders: list[tuple[IntArray, IntArray]] | None = None
+        self._since = 0
         self.merges = 0
 
     # -- queries ---------------------------------------------------------------------------
@@ -68,6 +71,11 @@ class Classes:
     def stars(self) -> int:
         """Stars of the current release."""
         return int((self.n[self.alive] * self.P[self.alive]).sum())
+
+    @property
+    def live_count(self) -> int:
+        """Number of live classes."""
+        return self.G - self._dead
 
     @property
     def violating(self) -> IntArray:
@@ -87,6 +95,44 @@ class Classes:
         cost = (na + nl) * cnt - na * self.P[a] - nl * self._P
         cost[(self._ids == a) | ~self.alive[self._ids]] = BIG
         return self._ids, cost
+
+    def costs_to(self, a: int, ids: IntArray) -> IntArray:
+        """Added stars of merging ``a`` with each of ``ids`` (few, all live, not ``a``)."""
+        Vl, va = self.V[ids], self.V[a]
+        cnt = ((Vl != va) | (Vl == STAR) | (va == STAR)).sum(axis=1).astype(np.int64)
+        na, nl = self.n[a], self.n[ids]
+        return (na + nl) * cnt - na * self.P[a] - nl * self.P[ids]
+
+    def neighbours(self, a: int, h: int) -> IntArray:
+        """Live classes within ``h`` live places of ``a`` in one of ``m`` sort orders of the
+        vectors (order ``c``: by every other column, then ``c``; a star sorts first), so
+        classes differing from ``a`` in one column are next to it. The orders are rebuilt
+        once the classes merged since the last build exceed a quarter of those alive; until
+        then a merged class keeps the places of the class it was merged into."""
+        if self._orders is None or self._since * 4 > self.live_count:
+            self._orders = self._build_orders()
+            self._since = 0
+        out = []
+        for perm, pos in self._orders:
+            p = int(pos[a])
+            lo, hi = max(p - 2 * h, 0), min(p + 2 * h + 1, len(perm))
+            win = perm[lo:hi]
+            win = win[self.alive[win]]
+            j = int(np.searchsorted(pos[win], p))
+            out.append(win[max(j - h, 0): j + h + 1])
+        ids = np.unique(np.concatenate(out))
+        return ids[ids != a]
+
+    def _build_orders(self) -> list[tuple[IntArray, IntArray]]:
+        live = np.flatnonzero(self.alive)
+        orders = []
+        for c in range(self.m):
+            cols = [j for j in range(self.m) if j != c] + [c]
+            perm = live[np.lexsort([self.V[live, j] for j in reversed(cols)])]
+            pos = np.full(self.G, -1, dtype=np.int64)
+            pos[perm] = np.arange(len(perm))
+            orders.append((perm, pos))
+        return orders
 
     def _refresh(self) -> None:
         """Rebuild the scan arrays when a quarter of their entries is dead; else patch the
@@ -142,6 +188,8 @@ class Classes:
         self.ok[b] = True
         self.parent[b] = a
         self._stale += 1
+        self._dead += 1
+        self._since += 1
         self.merges += 1
 
     def roots(self) -> IntArray:

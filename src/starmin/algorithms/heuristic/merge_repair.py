@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import heapq
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -51,6 +52,7 @@ from numpy.typing import NDArray
 
 from starmin.algorithms.base import Algorithm, Progress, silent
 from starmin.algorithms.heuristic._merge_state import BIG, Classes, IntArray, Judge
+from starmin.algorithms.heuristic._moves import improve
 from starmin.algorithms.heuristic._split_refine import refine
 from starmin.data.rowtypes import RowTypes
 from starmin.errors import InvalidInput
@@ -64,11 +66,45 @@ GUARANTEE = Guarantee(
     statement="satisfies the model; no bound on stars (report's lower bound gives the gap)",
     reference="Liang & Yuan Sec. 2 (suppressors; models closed under union)",
 )
-WIDTH = 256
-"""Default number of cheapest partners judged per merge."""
 RULES = ("cost", "spread")
 """Partner rules when no judged merge repairs the class (module docstring, step 2)."""
-_OPTIONS = {"start", "start_k", "width", "rules", "refine"}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The options of :func:`solve` (see there)."""
+
+    start: str = "auto"
+    start_k: int | None = None
+    width: int = 256
+    rules: tuple[str, ...] = RULES
+    h: int = 64
+    full_scan: int = 20_000
+    refine: bool = True
+    moves: bool = True
+
+    @classmethod
+    def of(cls, options: dict[str, Any]) -> Settings:
+        """Checked settings; ``InvalidInput`` names a bad option and the fix."""
+        names = set(cls.__dataclass_fields__)
+        unknown = set(options) - names
+        if unknown:
+            raise InvalidInput(f"unknown option(s) {sorted(unknown)} for {NAME}: use "
+                               f"{', '.join(sorted(names))}")
+        rules = options.get("rules", RULES)
+        opts = dict(options, rules=(rules,) if isinstance(rules, str) else tuple(rules))
+        st = cls(**opts)
+        if st.start not in ("auto", "rows", "pattern-packing"):
+            raise InvalidInput(f"unknown start {st.start!r} for {NAME}: use auto, rows or "
+                               "pattern-packing")
+        for name in ("width", "h"):
+            if int(getattr(st, name)) < 1:
+                raise InvalidInput(f"{name} must be >= 1, got {getattr(st, name)}: use e.g. "
+                                   f"{name}=64")
+        if not st.rules or any(r not in RULES for r in st.rules):
+            raise InvalidInput(f"rules must name some of {', '.join(RULES)}, got "
+                               f"{st.rules!r}: use e.g. rules=('cost',)")
+        return st
 
 
 def supports(model: PrivacyModel, rt: RowTypes) -> str | None:
@@ -80,39 +116,38 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
           progress: Progress | None = None, **options: Any) -> ReleasePlan:
     """A release satisfying ``model`` (heuristic; see the module docstring).
 
-    Options: ``start`` (``"auto"`` default, ``"rows"``: the row types, or
-    ``"pattern-packing"``), ``start_k`` (the class size pattern-packing starts from; default
-    the model's implied ``k``, at least 2), ``width`` (partners judged per merge, default
-    256), ``rules`` (partner rules to run, each a full repair, the best kept; default
-    ``("cost", "spread")``), ``refine`` (default True: split refinement).
-    Deterministic for a given ``seed`` (it only breaks ties). Raises ``Infeasible`` when no
-    release satisfies the model and ``InvalidInput`` for a bad option.
+    Options: ``start`` (``"auto"`` default; ``"rows"``: the row types; ``"pattern-packing"``),
+    ``start_k`` (the class size pattern-packing starts from; default :func:`start_size`),
+    ``width`` (partners judged per merge, default 256), ``rules`` (partner rules, each a full
+    repair, the best release kept; default ``("cost", "spread")``), ``h`` and ``full_scan``
+    (partners are sought among ``h`` neighbours per sort order while more than ``full_scan``
+    classes are alive, among all classes after; defaults 64 and 20,000), ``refine`` and
+    ``moves`` (the two polishing steps, default True). Deterministic for a given ``seed`` (it
+    only breaks ties). Raises ``Infeasible`` when no release satisfies the model and
+    ``InvalidInput`` for a bad option.
     """
     say = progress or silent
-    width, rules = _check_options(options)
+    st = Settings.of(options)
     check_feasible(model, rt)
     t0 = time.perf_counter()
-    start, start_plan = initial_plan(rt, model, str(options.get("start", "auto")),
-                                     options.get("start_k"), seed, say)
+    judge = make_judge(model, rt)
+    start, start_plan = initial_plan(rt, model, st, seed, judge, say)
     say(f"{NAME}: start {start}: {start_plan.t_out} classes, {start_plan.stars} stars "
         f"({time.perf_counter() - t0:.2f} s)")
-    judge = make_judge(model, rt)
     cert: dict[str, Any] = {"start": start, "start_classes": start_plan.t_out,
-                            "start_stars": start_plan.stars, "seed": seed, "width": width,
-                            "rules": {}}
+                            "start_stars": start_plan.stars, "seed": seed, "rules": {}}
     best: ReleasePlan | None = None
-    for rule in rules:
+    for rule in st.rules:
         t1 = time.perf_counter()
         cls = Classes(start_plan.outputs, start_plan.class_key_counts(rt.s), judge)
         tie = np.random.default_rng(seed).permutation(cls.G).astype(np.int64)
-        repair(cls, rt, width, tie, rule, say)
+        repair(cls, rt, st, tie, rule, say)
         plan = final_plan(start_plan, cls)
         repaired = plan.stars
-        if options.get("refine", True):
-            plan = refined(rt, plan, judge)
+        plan = polish(rt, plan, judge, st)
         cert["rules"][rule] = {"merges": cls.merges, "repaired_stars": repaired,
                                "stars": plan.stars}
-        say(f"{NAME}: rule {rule}: {cls.merges} merges, {repaired} stars, refined "
+        say(f"{NAME}: rule {rule}: {cls.merges} merges, {repaired} stars, polished "
             f"{plan.stars} ({time.perf_counter() - t1:.2f} s)")
         if best is None or plan.stars < best.stars:
             best, cert["rule"] = plan, rule
@@ -121,23 +156,6 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     if whole.stars < best.stars:
         best, cert["rule"] = whole, "whole table"
     return best.with_info(method=NAME, guarantee=GUARANTEE, certificate=cert)
-
-
-def _check_options(options: dict[str, Any]) -> tuple[int, tuple[str, ...]]:
-    """``(width, rules)``; raises ``InvalidInput`` for an unknown or bad option."""
-    unknown = set(options) - _OPTIONS
-    if unknown:
-        raise InvalidInput(f"unknown option(s) {sorted(unknown)} for {NAME}: use "
-                           f"{', '.join(sorted(_OPTIONS))}")
-    width = int(options.get("width", WIDTH))
-    if width < 1:
-        raise InvalidInput(f"width must be >= 1, got {width}: use e.g. width=256")
-    rules = options.get("rules", RULES)
-    rules = (rules,) if isinstance(rules, str) else tuple(rules)
-    if not rules or any(r not in RULES for r in rules):
-        raise InvalidInput(f"rules must name some of {', '.join(RULES)}, got {rules!r}: use "
-                           "e.g. rules=('cost',)")
-    return width, rules
 
 
 def make_judge(model: PrivacyModel, rt: RowTypes) -> Judge:
@@ -155,22 +173,37 @@ def make_judge(model: PrivacyModel, rt: RowTypes) -> Judge:
     return judge
 
 
-def initial_plan(rt: RowTypes, model: PrivacyModel, start: str, start_k: Any, seed: int,
+def initial_plan(rt: RowTypes, model: PrivacyModel, st: Settings, seed: int, judge: Judge,
                  say: Progress) -> tuple[str, ReleasePlan]:
-    """The start partition as a plan: the row types, or pattern-packing's classes."""
-    from starmin.api import implied_k
-
-    if start not in ("auto", "rows", "pattern-packing"):
-        raise InvalidInput(f"unknown start {start!r} for {NAME}: use auto, rows or "
-                           "pattern-packing")
-    k = implied_k(model) if start_k is None else int(start_k)
-    if start == "rows" or (start == "auto" and k <= 1):
+    """The start partition as a plan: the row types, or pattern-packing's classes for the
+    start size (:func:`start_size` unless ``start_k`` is given)."""
+    k = start_size(model, rt, judge) if st.start_k is None else int(st.start_k)
+    if st.start == "rows" or (st.start == "auto" and k <= 1):
         return "rows", row_type_plan(rt)
     from starmin.algorithms.heuristic.pattern_packing import pack
 
     k = min(max(k, 2), rt.n)
     a = pack(rt, k, seed=seed, progress=say)
     return f"pattern-packing k={k}", a.to_plan(rt, NAME, GUARANTEE, None, {})
+
+
+def start_size(model: PrivacyModel, rt: RowTypes, judge: Judge) -> int:
+    """The class size the start aims at: the model's implied ``k``
+    (:func:`starmin.api.implied_k`), or more when the smallest class shaped like the whole
+    table that satisfies the model is larger -- for ``n = 1, 2, ...`` the counts ``n q``
+    (``q`` the table's distribution over sensitive keys) rounded by largest remainders."""
+    from starmin.api import implied_k
+
+    q = rt.counts.sum(axis=0) / max(rt.n, 1)
+    sizes = np.arange(1, min(rt.n, 4096) + 1)
+    ideal = sizes[:, None] * q[None, :]                                  # (N, s)
+    hist = np.floor(ideal).astype(np.int64)
+    short = sizes - hist.sum(axis=1)                                     # rows still to place
+    rank = np.argsort(np.argsort(-(ideal - hist), axis=1, kind="stable"), axis=1)
+    hist += rank < short[:, None]
+    ok = np.flatnonzero(judge(hist))
+    shaped = int(sizes[ok[0]]) if len(ok) else 1
+    return max(implied_k(model), shaped)
 
 
 def row_type_plan(rt: RowTypes) -> ReleasePlan:
@@ -188,28 +221,28 @@ def whole_table_plan(rt: RowTypes) -> ReleasePlan:
                                    GUARANTEE)
 
 
-def repair(cls: Classes, rt: RowTypes, width: int, tie: IntArray, rule: str,
+def repair(cls: Classes, rt: RowTypes, st: Settings, tie: IntArray, rule: str,
            say: Progress) -> None:
     """Merge violating classes, smallest first, until none is left (module docstring, 2)."""
     q = rt.counts.sum(axis=0) / max(rt.n, 1)                   # (s,) the table's distribution
     heap = [(int(cls.n[a]), int(tie[a]), a) for a in cls.violating.tolist()]
     heapq.heapify(heap)
-    say(f"{NAME}: {len(heap)} of {int(cls.alive.sum())} classes violate the model")
+    say(f"{NAME}: {len(heap)} of {cls.live_count} classes violate the model")
     last = time.perf_counter()
     while heap:
         size, _, a = heapq.heappop(heap)
         if not cls.alive[a] or cls.ok[a] or size != cls.n[a]:
             continue
-        a = cls.merge(a, choose_partner(cls, a, width, tie, q, rule))
+        a = cls.merge(a, choose_partner(cls, a, st, tie, q, rule))
         if not cls.ok[a]:
             heapq.heappush(heap, (int(cls.n[a]), int(tie[a]), a))
         if time.perf_counter() - last > 2.0:
             last = time.perf_counter()
-            say(f"{NAME}: {cls.merges} merges, {int(cls.alive.sum())} classes, "
+            say(f"{NAME}: {cls.merges} merges, {cls.live_count} classes, "
                 f"{len(cls.violating)} violating, {cls.stars} stars")
 
 
-def choose_partner(cls: Classes, a: int, width: int, tie: IntArray,
+def choose_partner(cls: Classes, a: int, st: Settings, tie: IntArray,
                    q: NDArray[np.float64], rule: str) -> int:
     """The class ``a`` merges with (module docstring, step 2).
 
@@ -219,9 +252,14 @@ def choose_partner(cls: Classes, a: int, width: int, tie: IntArray,
     partner counting twice); if none does, rule ``cost`` takes the fewest added stars per
     violating class removed and rule ``spread`` the smallest ``tv``.
     """
-    ids, cost = cls.merge_costs(a)
-    live = cost < BIG
-    ids, cost = ids[live], cost[live]
+    ids = cls.neighbours(a, st.h) if cls.live_count > st.full_scan else np.zeros(0, np.int64)
+    if len(ids):
+        cost = cls.costs_to(a, ids)
+    else:
+        ids, cost = cls.merge_costs(a)
+        live = cost < BIG
+        ids, cost = ids[live], cost[live]
+    width = st.width
     if len(ids) > width:                                   # the window: cheapest, with ties
         cut = np.partition(cost, width - 1)[width - 1]
         sel = np.flatnonzero(cost <= cut)
@@ -256,12 +294,18 @@ def final_plan(start: ReleasePlan, cls: Classes) -> ReleasePlan:
     return plan.compact()
 
 
-def refined(rt: RowTypes, plan: ReleasePlan, judge: Judge) -> ReleasePlan:
-    """The plan's classes after split refinement (:mod:`._split_refine`)."""
+def polish(rt: RowTypes, plan: ReleasePlan, judge: Judge, st: Settings) -> ReleasePlan:
+    """Split refinement (:mod:`._split_refine`), then move refinement (:mod:`._moves`)."""
+    if not (st.refine or st.moves):
+        return plan
     order = np.argsort(plan.out_idx, kind="stable")
     cuts = np.flatnonzero(np.diff(plan.out_idx[order])) + 1
     classes = [(plan.type_idx[e], plan.key_idx[e], plan.count[e]) for e in np.split(order, cuts)]
-    return ReleasePlan.from_groups(rt, refine(rt, classes, judge), NAME, GUARANTEE)
+    if st.refine:
+        classes = refine(rt, classes, judge)
+    if st.moves:
+        classes = improve(rt, classes, judge)
+    return ReleasePlan.from_groups(rt, classes, NAME, GUARANTEE)
 
 
 ALGORITHM = Algorithm(
