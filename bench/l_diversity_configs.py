@@ -43,13 +43,13 @@ def _acs_spec(n: int, sensitive: str, limit: int, verify_ls: tuple[int, ...]) ->
 
 
 def _occ_scaling(ns: tuple[int, ...], k: int, seed: int) -> ScalingSpec:
-    return ScalingSpec(f"synthetic OCC, d = 4 ({k} projections)",
+    return ScalingSpec("synthetic OCC, d = 4",
                        lambda n: acs(n, "occupation"), tuple(projections(ACS_QI, 4, k, seed)),
                        "occupation", ns)
 
 
 def _adult_scaling(ns: tuple[int, ...]) -> ScalingSpec:
-    return ScalingSpec("adult replicated (age jitter), d = 8", replicated_adult, (ADULT_QI,),
+    return ScalingSpec("adult replicated, d = 8", replicated_adult, (ADULT_QI,),
                        ADULT_SA, ns)
 
 

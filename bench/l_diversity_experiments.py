@@ -119,18 +119,21 @@ def _git() -> dict[str, Any]:
 
 
 def write(results: dict[str, Any], stem: str) -> tuple[Path, Path]:
-    """Summaries + checks (indented) and the raw runs (one per line)."""
+    """Summaries + checks (indented), and the raw runs as a table: ``columns`` and one
+    ``rows`` entry per run (``qi`` joined by commas; absent fields are null)."""
     RESULTS.mkdir(parents=True, exist_ok=True)
     main = RESULTS / f"{stem}.json"
     main.write_text(json.dumps({k: results[k] for k in ("meta", "checks", "summary")},
                                indent=1, allow_nan=False) + "\n")
     runs = RESULTS / f"{stem}_runs.json"
-    lines = []
-    for group in ("tables", "scaling", "exact"):
-        for part in results[group]:
-            lines += [json.dumps({"experiment": part["name"], **_round(r)})
-                      for r in part["runs"]]
-    runs.write_text("[\n" + ",\n".join(lines) + "\n]\n")
+    flat = [{"experiment": part["name"], **_round(r)}
+            for group in ("tables", "scaling", "exact") for part in results[group]
+            for r in part["runs"]]
+    columns = list(dict.fromkeys(k for r in flat for k in r))
+    lines = [json.dumps([",".join(r[c]) if c == "qi" else r.get(c) for c in columns])
+             for r in flat]
+    runs.write_text('{"columns": ' + json.dumps(columns) + ',\n"rows": [\n'
+                    + ",\n".join(lines) + "\n]}\n")
     return main, runs
 
 

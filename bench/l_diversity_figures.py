@@ -40,7 +40,7 @@ def _line(ax: Axes, series: dict[Any, Any], label: str, color: str, marker: str,
 
 def _panels(tables: list[dict[str, Any]], title: str, path: Path,
             draw: Callable[[Axes, dict[str, Any]], None], xlabel: str, ylabel: str) -> None:
-    fig, axes = plt.subplots(1, len(tables), figsize=(4.2 * len(tables), 3.6), squeeze=False)
+    fig, axes = plt.subplots(1, len(tables), figsize=(4.4 * len(tables), 4.0), squeeze=False)
     for ax, t in zip(axes[0], tables, strict=True):
         draw(ax, t)
         ax.set_title(t["title"], fontsize=10)
@@ -50,9 +50,12 @@ def _panels(tables: list[dict[str, Any]], title: str, path: Path,
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.grid(alpha=0.3)
     axes[0][0].set_ylabel(ylabel)
-    axes[0][0].legend(fontsize=8)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 4), fontsize=8,
+               frameon=False)
     fig.suptitle(title, fontsize=11)
-    fig.tight_layout()
+    rows = -(-len(labels) // 4)
+    fig.tight_layout(rect=(0, 0.01 + 0.05 * rows, 1, 1))
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
@@ -136,7 +139,8 @@ def _gap_lines(ax: Axes, t: dict[str, Any]) -> None:
 
 def scaling_figure(scales: list[dict[str, Any]], out: Path, stem: str) -> Path:
     for s in scales:
-        s["title"] = f"{s['name']} (l = {s['l']}, {s['projections']} projection(s))"
+        k = s["projections"]
+        s["title"] = f"{s['name']} (l = {s['l']}, {k} projection{'s' if k > 1 else ''})"
 
     def draw(ax: Axes, s: dict[str, Any]) -> None:
         for m in SCALING:
