@@ -41,9 +41,9 @@ Complexity: level ``j`` groups the free row types by each of the ``C(m, j)`` pat
 log)`` for ``d_j`` lending row types; the bucket LP (at most ``lp_max_vars`` variables, at most
 ``lp_time_limit`` seconds, else skipped) is one HiGHS simplex solve. Levels stop when no row is
 free; past ``max_patterns`` patterns per level the rest falls back to lexicographic runs of
-``k`` rows. Memory ``O(t_in + I_j)``. Measured (2 cores, shared): adult (30,162 rows, t_in
-19,502, m 9) 4-30 s with the LP, about 1 s without (``lp_levels=0``); synthetic census 1M
-rows (t_in 289,675, LPs over the size limit) about 12 s.
+``k`` rows. Memory ``O(t_in + I_j)``. Measured (2 shared cores): adult (30,162 rows, t_in
+19,502, m 9) 1.5-21 s for k = 2..10 with the LP, about 1-3 s without (``lp_levels=0``);
+synthetic census 1M rows (t_in 289,675; LPs over the size limit at levels 1-2) 11-27 s.
 
 References
 ----------
@@ -86,7 +86,7 @@ LP_LEVELS = 3
 """Default: levels ``1..LP_LEVELS`` start with the rounded bucket LP (:mod:`._bucket_lp`)."""
 LP_MAX_VARS = 120_000
 """Default largest bucket LP solved; larger levels use the greedy packing alone."""
-LP_TIME_LIMIT = 20.0
+LP_TIME_LIMIT = 10.0
 """Default seconds one bucket LP may take (HiGHS stops; the level is packed greedily)."""
 
 
@@ -140,7 +140,7 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
 
     Options: ``borrow_slack`` (float, default 0.5; negative disables borrowing),
     ``max_patterns`` (default 5000), ``lp_levels`` (default 3; 0 disables the bucket LP),
-    ``lp_max_vars`` (default 120,000), ``lp_time_limit`` (seconds per LP, default 20),
+    ``lp_max_vars`` (default 120,000), ``lp_time_limit`` (seconds per LP, default 10),
     ``bounds`` (default True: compute the lower bounds of
     :func:`starmin.algorithms.bounds.k_anonymity_lower_bounds` for ``plan.lower_bound``).
     Deterministic for a given ``seed`` (it only breaks ties), except that an LP stopped by
