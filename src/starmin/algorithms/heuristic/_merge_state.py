@@ -30,21 +30,60 @@ Judge = Callable[[IntArray], NDArray[np.bool_]]
 BIG = np.iinfo(np.int64).max // 4
 
 
+class Members:
+    """The rows of each class as entries ``(row type t, sensitive key k, count c)``.
+
+    Entries live in growing arrays; ``of[a]`` lists class ``a``'s entry ids. Joining two
+    classes appends the shorter list to the longer (``O(E log E)`` over all joins)."""
+
+    def __init__(self, codes: NDArray[np.integer], out_idx: IntArray, t: IntArray,
+                 k: IntArray, c: IntArray, G: int) -> None:
+        self.codes = codes                                   # (t_in, m) QI codes of row types
+        self.t, self.k, self.c = (np.array(x, dtype=np.int64) for x in (t, k, c))
+        self.size = len(self.c)
+        self.of: list[list[int]] = [[] for _ in range(G)]
+        for e, o in enumerate(np.asarray(out_idx).tolist()):
+            self.of[o].append(e)
+
+    def add(self, t: int, k: int, c: int) -> int:
+        """A new entry; returns its id."""
+        if self.size == len(self.c):
+            grow = max(len(self.c), 16)
+            self.t, self.k, self.c = (np.concatenate([x, np.zeros(grow, np.int64)])
+                                      for x in (self.t, self.k, self.c))
+        self.t[self.size], self.k[self.size], self.c[self.size] = t, k, c
+        self.size += 1
+        return self.size - 1
+
+    def join(self, a: int, b: int) -> None:
+        """Class ``b``'s entries now belong to ``a``."""
+        if len(self.of[b]) > len(self.of[a]):
+            self.of[a], self.of[b] = self.of[b], self.of[a]
+        self.of[a].extend(self.of[b])
+        self.of[b] = []
+
+    def group(self, a: int) -> tuple[IntArray, IntArray, IntArray]:
+        """``(type, key, count)`` arrays of class ``a``'s non-empty entries."""
+        e = np.asarray(self.of[a], dtype=np.int64)
+        e = e[self.c[e] > 0]
+        return self.t[e], self.k[e], self.c[e]
+
+
 class Classes:
     """Live classes: vectors ``V (G, m)``, key counts ``C (G, s)``, sizes, stars per row,
-    verdicts, and the union-find ``parent`` over the ``G`` initial classes."""
+    verdicts, and their rows (:class:`Members`)."""
 
     def __init__(self, vectors: NDArray[np.integer], key_counts: NDArray[np.integer],
-                 judge: Judge) -> None:
+                 members: Members, judge: Judge) -> None:
         self.V = np.array(vectors, dtype=np.int32, copy=True)         # (G, m)
         self.C = np.array(key_counts, dtype=np.int64, copy=True)      # (G, s)
+        self.members = members
         self.judge = judge
         self.n = self.C.sum(axis=1)                                      # (G,) rows
         self.P = (self.V == STAR).sum(axis=1).astype(np.int64)           # (G,) stars per row
         self.G = int(self.V.shape[0])
         self.alive = self.n > 0
         self._dead = int((~self.alive).sum())
-        self.parent = np.arange(self.G, dtype=np.int64)
         self.ok = np.ones(self.G, dtype=bool)
         self.by_vec: dict[bytes, int] = {}
         for i in np.flatnonzero(self.alive).tolist():
@@ -65,6 +104,7 @@ class Classes:
         self._orders: list[tuple[IntArray, IntArray]] | None = None
         self._since = 0
         self.merges = 0
+        self.pulls = 0
 
     # -- queries ---------------------------------------------------------------------------
     @property
@@ -186,17 +226,52 @@ class Classes:
         self.n[b] = 0
         self.alive[b] = False
         self.ok[b] = True
-        self.parent[b] = a
+        self.members.join(a, b)
         self._stale += 1
         self._dead += 1
         self._since += 1
         self.merges += 1
 
-    def roots(self) -> IntArray:
-        """``(G,)`` the live class each initial class ended in (pointer jumping)."""
-        p = self.parent.copy()
-        while True:
-            q = p[p]
-            if np.array_equal(q, p):
-                return p
-            p = q
+    def groups(self) -> list[tuple[IntArray, IntArray, IntArray]]:
+        """The rows of every live class, as :meth:`Members.group`."""
+        return [self.members.group(a) for a in np.flatnonzero(self.alive).tolist()]
+
+    def pull(self, a: int, moves: list[tuple[int, int, int]]) -> int:
+        """Move ``rows`` rows of entry ``e`` from class ``d`` into ``a`` for each
+        ``(e, d, rows)``; ``a`` takes the suppressor of its new rows (a donor keeps its
+        vector, which still covers its rows). Returns ``a``."""
+        mem = self.members
+        self.by_vec.pop(self.V[a].tobytes(), None)
+        w = self.V[a].copy()
+        for e, d, rows in moves:
+            k = int(mem.k[e])
+            if rows == mem.c[e]:
+                mem.of[d].remove(e)
+                mem.of[a].append(e)
+            else:
+                mem.c[e] -= rows
+                mem.of[a].append(mem.add(int(mem.t[e]), k, rows))
+            self.C[d, k] -= rows
+            self.C[a, k] += rows
+            self.n[d] -= rows
+            self.n[a] += rows
+            w[w != mem.codes[mem.t[e]]] = STAR
+            self._dirty.add(d)
+            self.ok[d] = bool(self.judge(self.C[d][None, :])[0])
+            if self.n[d] == 0:
+                self.by_vec.pop(self.V[d].tobytes(), None)
+                self.alive[d] = False
+                self._stale += 1
+                self._dead += 1
+                self._since += 1
+        self.V[a] = w
+        self.P[a] = int((w == STAR).sum())
+        key = w.tobytes()
+        other = self.by_vec.get(key)
+        if other is not None and other != a:
+            self._absorb(a, other)
+        self.by_vec[key] = a
+        self.ok[a] = bool(self.judge(self.C[a][None, :])[0])
+        self._dirty.add(a)
+        self.pulls += 1
+        return a

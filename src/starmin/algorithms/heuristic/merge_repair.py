@@ -51,9 +51,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from starmin.algorithms.base import Algorithm, Progress, silent
-from starmin.algorithms.heuristic._merge_state import BIG, Classes, IntArray, Judge
+from starmin.algorithms.heuristic._merge_state import BIG, Classes, IntArray, Judge, Members
 from starmin.algorithms.heuristic._moves import improve
-from starmin.algorithms.heuristic._split_refine import refine
+from starmin.algorithms.heuristic._pull import best_eject, best_pull
+from starmin.algorithms.heuristic._split_refine import Entries, refine
 from starmin.data.rowtypes import RowTypes
 from starmin.errors import InvalidInput
 from starmin.models.apply import check_feasible
@@ -67,6 +68,7 @@ GUARANTEE = Guarantee(
     reference="Liang & Yuan Sec. 2 (suppressors; models closed under union)",
 )
 RULES = ("cost", "spread")
+EJECT = True
 """Partner rules when no judged merge repairs the class (module docstring, step 2)."""
 
 
@@ -80,6 +82,7 @@ class Settings:
     rules: tuple[str, ...] = RULES
     h: int = 64
     full_scan: int = 20_000
+    donors: int = 32
     refine: bool = True
     moves: bool = True
 
@@ -97,6 +100,8 @@ class Settings:
         if st.start not in ("auto", "rows", "pattern-packing"):
             raise InvalidInput(f"unknown start {st.start!r} for {NAME}: use auto, rows or "
                                "pattern-packing")
+        if st.donors < 0:
+            raise InvalidInput(f"donors must be >= 0, got {st.donors}: use e.g. donors=32")
         for name in ("width", "h"):
             if int(getattr(st, name)) < 1:
                 raise InvalidInput(f"{name} must be >= 1, got {getattr(st, name)}: use e.g. "
@@ -139,14 +144,15 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     best: ReleasePlan | None = None
     for rule in st.rules:
         t1 = time.perf_counter()
-        cls = Classes(start_plan.outputs, start_plan.class_key_counts(rt.s), judge)
+        members = Members(rt.codes, start_plan.out_idx, start_plan.type_idx,
+                          start_plan.key_idx, start_plan.count, start_plan.t_out)
+        cls = Classes(start_plan.outputs, start_plan.class_key_counts(rt.s), members, judge)
         tie = np.random.default_rng(seed).permutation(cls.G).astype(np.int64)
         repair(cls, rt, st, tie, rule, say)
-        plan = final_plan(start_plan, cls)
-        repaired = plan.stars
-        plan = polish(rt, plan, judge, st)
-        cert["rules"][rule] = {"merges": cls.merges, "repaired_stars": repaired,
-                               "stars": plan.stars}
+        repaired = cls.stars
+        plan = polish(rt, cls.groups(), judge, st)
+        cert["rules"][rule] = {"merges": cls.merges, "pulls": cls.pulls,
+                               "repaired_stars": repaired, "stars": plan.stars}
         say(f"{NAME}: rule {rule}: {cls.merges} merges, {repaired} stars, polished "
             f"{plan.stars} ({time.perf_counter() - t1:.2f} s)")
         if best is None or plan.stars < best.stars:
@@ -233,9 +239,19 @@ def repair(cls: Classes, rt: RowTypes, st: Settings, tie: IntArray, rule: str,
         size, _, a = heapq.heappop(heap)
         if not cls.alive[a] or cls.ok[a] or size != cls.n[a]:
             continue
-        a = cls.merge(a, choose_partner(cls, a, st, tie, q, rule))
-        if not cls.ok[a]:
-            heapq.heappush(heap, (int(cls.n[a]), int(tie[a]), a))
+        b, window, eff = choose_partner(cls, a, st, tie, q, rule)
+        pull = best_pull(cls, a, window[: st.donors], q) if st.donors else None
+        eject = best_eject(cls, a, window, q) if EJECT else None
+        if eject is not None and eject[0] < min(eff, pull[0] if pull else np.inf):
+            cls.pull(eject[1], eject[2])
+            touched = [a, eject[1]]
+        elif pull is not None and pull[0] < eff:
+            touched = [cls.pull(a, pull[1])]
+        else:
+            touched = [cls.merge(a, b)]
+        for c in touched:
+            if cls.alive[c] and not cls.ok[c]:
+                heapq.heappush(heap, (int(cls.n[c]), int(tie[c]), c))
         if time.perf_counter() - last > 2.0:
             last = time.perf_counter()
             say(f"{NAME}: {cls.merges} merges, {cls.live_count} classes, "
@@ -243,7 +259,7 @@ def repair(cls: Classes, rt: RowTypes, st: Settings, tie: IntArray, rule: str,
 
 
 def choose_partner(cls: Classes, a: int, st: Settings, tie: IntArray,
-                   q: NDArray[np.float64], rule: str) -> int:
+                   q: NDArray[np.float64], rule: str) -> tuple[int, IntArray, float]:
     """The class ``a`` merges with (module docstring, step 2).
 
     The window: the ``width`` cheapest partners by added stars, then by the total variation
@@ -279,28 +295,11 @@ def choose_partner(cls: Classes, a: int, st: Settings, tie: IntArray,
         best = np.lexsort((tie[ids], tv, eff))[0]
     else:
         best = np.lexsort((tie[ids], eff, tv))[0]
-    return int(ids[best])
+    return int(ids[best]), ids, float(eff[best]) if ok[best] else float("inf")
 
 
-def final_plan(start: ReleasePlan, cls: Classes) -> ReleasePlan:
-    """The start plan's entries moved to the classes they ended in."""
-    roots = cls.roots()                                   # (G,) initial class -> final class
-    final = np.flatnonzero(cls.alive)
-    pos = np.full(cls.G, -1, dtype=np.int64)
-    pos[final] = np.arange(len(final))
-    out_idx = pos[roots[start.out_idx]]
-    V = cls.V[final]
-    plan = ReleasePlan(V, out_idx, start.type_idx, start.key_idx, start.count, NAME, GUARANTEE)
-    return plan.compact()
-
-
-def polish(rt: RowTypes, plan: ReleasePlan, judge: Judge, st: Settings) -> ReleasePlan:
+def polish(rt: RowTypes, classes: list[Entries], judge: Judge, st: Settings) -> ReleasePlan:
     """Split refinement (:mod:`._split_refine`), then move refinement (:mod:`._moves`)."""
-    if not (st.refine or st.moves):
-        return plan
-    order = np.argsort(plan.out_idx, kind="stable")
-    cuts = np.flatnonzero(np.diff(plan.out_idx[order])) + 1
-    classes = [(plan.type_idx[e], plan.key_idx[e], plan.count[e]) for e in np.split(order, cuts)]
     if st.refine:
         classes = refine(rt, classes, judge)
     if st.moves:
