@@ -12,11 +12,14 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+from numpy.typing import NDArray
 
 from starmin.algorithms.exact import brute_force
 from starmin.algorithms.heuristic import merge_repair
 from starmin.algorithms.heuristic._moves import improve
 from starmin.algorithms.heuristic._split_refine import refine
+from starmin.algorithms.heuristic._start import spread_keys
+from starmin.algorithms.heuristic.pattern_packing import pack
 from starmin.api import implied_k
 from starmin.data.rowtypes import RowTypes
 from starmin.data.schema import Schema
@@ -172,6 +175,43 @@ def test_merging_two_violators_repairs_both() -> None:
     rt = from_rows([[0, 0]] * 2 + [[0, 1]] * 2 + [[1, 1], [1, 1]], sa=[0, 0, 1, 1, 0, 1])
     plan = _check(rt, LDiversity(2))
     assert plan.stars == 4 == brute_force.solve(rt, LDiversity(2)).stars
+
+
+def test_a_dominated_row_type_gives_one_row_away() -> None:
+    # (0,0) holds values 0,0,0,1,1 (not 2-diverse); (1,1) holds one value-2 row. One value-0
+    # row joins (1,1) as (*,*): 4 stars; merging the two types would cost 12
+    rt = from_rows([[0, 0]] * 5 + [[1, 1]], sa=[0, 0, 0, 1, 1, 2])
+    for options in ({}, {"donors": 0}):
+        plan = _check(rt, LDiversity(2), **options)
+        assert plan.stars == 4 == brute_force.solve(rt, LDiversity(2)).stars
+
+
+def test_a_class_pulls_one_row_from_a_neighbour() -> None:
+    # (0,0) is one value-0 row; (0,1) holds 0,1,1,2. Pulling one value-1 row makes the class
+    # (0,*) of two rows: 2 stars, where merging the types would cost 5
+    rt = from_rows([[0, 0]] + [[0, 1]] * 4, sa=[0, 0, 1, 1, 2])
+    plan = _check(rt, LDiversity(2), start="rows")
+    assert plan.stars == 2 == brute_force.solve(rt, LDiversity(2)).stars
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_split_row_types_spread_their_keys(seed: int) -> None:
+    rt = random_table(900 + seed, 80, 3, values=[2, 3, 2], s=4)
+    plan = pack(rt, 7, seed=seed).to_plan(rt, "x", merge_repair.GUARANTEE, None, {})
+    spread = spread_keys(rt, plan)
+    spread.validate(rt)
+    assert np.array_equal(spread.outputs, plan.outputs) and spread.stars == plan.stars
+
+    def pieces(p: ReleasePlan) -> NDArray[np.int64]:  # (t_out, t_in, s) rows per piece, key
+        out = np.zeros((p.t_out, rt.t_in, rt.s), dtype=np.int64)
+        np.add.at(out, (p.out_idx, p.type_idx, p.key_idx), p.count)
+        return out
+
+    before, after = pieces(plan), pieces(spread)
+    size = after.sum(axis=2)
+    assert np.array_equal(size, before.sum(axis=2))  # every class keeps its rows per type
+    share = size[:, :, None] * rt.counts[None, :, :] / rt.sizes[None, :, None]
+    assert (np.abs(after - share) < 1 + 1e-9).all()  # within one row of the type's mix
 
 
 def test_refinement_splits_a_satisfying_class() -> None:

@@ -32,6 +32,8 @@ from starmin.transform.plan import STAR
 
 PATTERNS = 4
 """Patterns tried per pull, fewest stars first."""
+ROWS = 128
+"""Most rows one pull takes."""
 Pull = tuple[int, list[tuple[int, int, int]]]  # (added stars, [(entry, donor, rows)])
 
 
@@ -48,50 +50,69 @@ def best_pull(cls: Classes, a: int, donors: IntArray, q: NDArray[np.float64]) ->
     va = cls.V[a]
     wide = (mem.codes[mem.t[ent]] != va) | (va == STAR)                 # (E, m)
     bits = (wide * (1 << np.arange(cls.m, dtype=np.int64))).sum(axis=1)
-    short = q - cls.C[a] / max(int(cls.n[a]), 1)                         # (s,) key shortfall
-    useful = np.lexsort((-cls.P[don], -short[mem.k[ent]]))
-    ent, don, bits = ent[useful], don[useful], bits[useful]
+    order = np.lexsort((-cls.P[don], mem.k[ent]))          # by key; more stars first
+    ent, don, bits = ent[order], don[order], bits[order]
     pats = np.unique(bits)
     pats = pats[np.argsort([int(p).bit_count() for p in pats.tolist()], kind="stable")]
     best: Pull | None = None
     for pat in pats[:PATTERNS].tolist():
-        found = _prefix(cls, a, ent, don, (bits & ~pat) == 0)
+        found = _prefix(cls, a, ent, don, (bits & ~pat) == 0, q)
         if found is not None and (best is None or found[0] < best[0]):
             best = found
     return best
 
 
-def _prefix(cls: Classes, a: int, ent: IntArray, don: IntArray, elig: NDArray[np.bool_]
-            ) -> Pull | None:
-    """The shortest useful prefix of the eligible entries that repairs ``a``; donors that
-    would fail are dropped and the prefix sought again (three tries)."""
+def _sequence(cls: Classes, a: int, e: IntArray, q: NDArray[np.float64]
+              ) -> tuple[IntArray, IntArray]:
+    """Up to :data:`ROWS` single rows of the entries ``e`` (sorted by key) in the order they
+    are pulled, as ``(entry position, cumulative key counts of a)`` per row.
+
+    The ``i``-th row of key ``j`` is due when ``a`` reaches ``(C_a[j] + i + 1/2) / q_j`` rows
+    (Sainte-Lague's divisors): rows are pulled in order of that size, so ``a`` grows towards
+    the table's mix ``q``. Only the first :data:`ROWS` rows of each key are considered."""
     mem = cls.members
+    s = cls.C.shape[1]
+    keys, cnt = mem.k[e], mem.c[e]
+    before = np.cumsum(cnt) - cnt                                        # rows before, all keys
+    key_start = np.searchsorted(keys, np.arange(s))
+    rank0 = before - before[key_start[keys]]                             # rows before, same key
+    cap = np.clip(ROWS - rank0, 0, cnt)
+    pos = np.repeat(np.arange(len(e)), cap)                              # (R,) entry of each row
+    i = np.arange(len(pos)) - np.repeat(np.cumsum(cap) - cap, cap) + np.repeat(rank0, cap)
+    k = keys[pos]
+    with np.errstate(divide="ignore"):
+        due = (cls.C[a][k] + i + 0.5) / q[k]
+    order = np.argsort(due, kind="stable")[:ROWS]
+    pos, k = pos[order], k[order]
+    add = np.zeros((len(pos), s), dtype=np.int64)
+    add[np.arange(len(pos)), k] = 1
+    return pos, np.cumsum(add, axis=0) + cls.C[a]
+
+
+def _prefix(cls: Classes, a: int, ent: IntArray, don: IntArray, elig: NDArray[np.bool_],
+            q: NDArray[np.float64]) -> Pull | None:
+    """The shortest row sequence (:func:`_sequence`) of the eligible entries that repairs
+    ``a``; donors that would then fail give nothing and it is sought again (three tries)."""
     for _ in range(3):
         e, d = ent[elig], don[elig]
         if len(e) == 0:
             return None
-        add = np.zeros((len(e), cls.C.shape[1]), dtype=np.int64)
-        add[np.arange(len(e)), mem.k[e]] = mem.c[e]
-        cum = np.cumsum(add, axis=0) + cls.C[a]                           # (E, s)
-        ok = np.flatnonzero(cls.judge(cum))
+        pos, cum = _sequence(cls, a, e, q)
+        ok = np.flatnonzero(cls.judge(cum)) if len(pos) else pos
         if len(ok) == 0:
             return None
-        i = int(ok[0])
-        rows = mem.c[e[: i + 1]].copy()
-        last = np.arange(1, min(int(rows[i]), 64) + 1)               # cut the last entry
-        trial = cum[i] - add[i] + np.outer(last, add[i] > 0)
-        fits = np.flatnonzero(cls.judge(trial))
-        if len(fits) and int(last[fits[0]]) < rows[i]:
-            rows[i] = int(last[fits[0]])
-        given = np.zeros((len(e[: i + 1]), cls.C.shape[1]), dtype=np.int64)
-        given[np.arange(i + 1), mem.k[e[: i + 1]]] = rows
-        ds, inv = np.unique(d[: i + 1], return_inverse=True)
+        rows = np.bincount(pos[: ok[0] + 1], minlength=len(e))
+        took = np.flatnonzero(rows)
+        e, d, rows = e[took], d[took], rows[took]
+        given = np.zeros((len(e), cls.C.shape[1]), dtype=np.int64)
+        given[np.arange(len(e)), cls.members.k[e]] = rows
+        ds, inv = np.unique(d, return_inverse=True)
         lost = np.zeros((len(ds), cls.C.shape[1]), dtype=np.int64)
         np.add.at(lost, inv.reshape(-1), given)
         after = cls.C[ds] - lost
         fine = cls.judge(after) | (after.sum(axis=1) == 0)
         if fine.all():
-            return _cost(cls, a, e[: i + 1], d[: i + 1], rows)
+            return _cost(cls, a, e, d, rows)
         elig = elig & ~np.isin(don, ds[~fine])
     return None
 

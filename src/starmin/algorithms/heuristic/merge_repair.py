@@ -55,6 +55,7 @@ from starmin.algorithms.heuristic._merge_state import BIG, Classes, IntArray, Ju
 from starmin.algorithms.heuristic._moves import improve
 from starmin.algorithms.heuristic._pull import best_eject, best_pull
 from starmin.algorithms.heuristic._split_refine import Entries, refine
+from starmin.algorithms.heuristic._start import row_type_plan, spread_keys, start_size
 from starmin.data.rowtypes import RowTypes
 from starmin.errors import InvalidInput
 from starmin.models.apply import check_feasible
@@ -182,42 +183,16 @@ def make_judge(model: PrivacyModel, rt: RowTypes) -> Judge:
 def initial_plan(rt: RowTypes, model: PrivacyModel, st: Settings, seed: int, judge: Judge,
                  say: Progress) -> tuple[str, ReleasePlan]:
     """The start partition as a plan: the row types, or pattern-packing's classes for the
-    start size (:func:`start_size` unless ``start_k`` is given)."""
+    start size (:func:`._start.start_size` unless ``start_k`` is given), with the sensitive
+    keys of split row types spread over their classes (:func:`._start.spread_keys`)."""
     k = start_size(model, rt, judge) if st.start_k is None else int(st.start_k)
     if st.start == "rows" or (st.start == "auto" and k <= 1):
-        return "rows", row_type_plan(rt)
+        return "rows", row_type_plan(rt, NAME, GUARANTEE)
     from starmin.algorithms.heuristic.pattern_packing import pack
 
     k = min(max(k, 2), rt.n)
-    a = pack(rt, k, seed=seed, progress=say)
-    return f"pattern-packing k={k}", a.to_plan(rt, NAME, GUARANTEE, None, {})
-
-
-def start_size(model: PrivacyModel, rt: RowTypes, judge: Judge) -> int:
-    """The class size the start aims at: the model's implied ``k``
-    (:func:`starmin.api.implied_k`), or more when the smallest class shaped like the whole
-    table that satisfies the model is larger -- for ``n = 1, 2, ...`` the counts ``n q``
-    (``q`` the table's distribution over sensitive keys) rounded by largest remainders."""
-    from starmin.api import implied_k
-
-    q = rt.counts.sum(axis=0) / max(rt.n, 1)
-    sizes = np.arange(1, min(rt.n, 4096) + 1)
-    ideal = sizes[:, None] * q[None, :]                                  # (N, s)
-    hist = np.floor(ideal).astype(np.int64)
-    short = sizes - hist.sum(axis=1)                                     # rows still to place
-    rank = np.argsort(np.argsort(-(ideal - hist), axis=1, kind="stable"), axis=1)
-    hist += rank < short[:, None]
-    ok = np.flatnonzero(judge(hist))
-    shaped = int(sizes[ok[0]]) if len(ok) else 1
-    return max(implied_k(model), shaped)
-
-
-def row_type_plan(rt: RowTypes) -> ReleasePlan:
-    """Every row type released unchanged (row types with equal vectors are one class)."""
-    uniq, inv = np.unique(rt.codes, axis=0, return_inverse=True)
-    t_idx, k_idx = np.nonzero(rt.counts)
-    return ReleasePlan(uniq, np.asarray(inv).reshape(-1)[t_idx], t_idx, k_idx,
-                       rt.counts[t_idx, k_idx], NAME, GUARANTEE)
+    plan = pack(rt, k, seed=seed, progress=say).to_plan(rt, NAME, GUARANTEE, None, {})
+    return f"pattern-packing k={k}", spread_keys(rt, plan)
 
 
 def whole_table_plan(rt: RowTypes) -> ReleasePlan:
