@@ -54,7 +54,7 @@ def _adult_scaling(ns: tuple[int, ...]) -> ScalingSpec:
 
 
 def full_config(seed: int = 0) -> Config:
-    """About 12 minutes with 2 worker processes on an idle 2-core machine."""
+    """Measured: 925 s wall with 2 worker processes on a shared 2-core machine (load ~3)."""
     return Config(
         "full",
         tables=[TableSpec(make=adult_table, ls=LS, ds=tuple(range(1, 9)), verify_first=2),

@@ -2,23 +2,28 @@
 
 Data (see bench/l_diversity_data.py): ARX adult (SA occupation, 8 QIs, all 255 projections);
 synthetic OCC and SAL tables of 600k rows with the domain sizes of Xiao et al.'s Table 6
-(:func:`starmin.datasets.synthetic_acs`, 7 QIs: a seeded sample of 8 projections per d for
-the three-method runs, all 127 projections for TP's phase count); adult replicated with an
-age jitter and synthetic OCC up to 1M rows for time vs n; a balanced two-salary-class adult
-sample against the exact 2-diversity matching; tiny adult samples against brute force.
+(:func:`starmin.datasets.synthetic_acs`, 7 QIs: TP on all 127 projections for the phase
+count, the other methods on a seeded sample of 3 projections per d); adult replicated with an
+age jitter and synthetic OCC up to 1M rows for time vs n; exact optima from the 2-diversity
+matching (balanced two-salary-class adult sample), brute force (12-row samples) and the
+2-diversity MILP (300-row samples). What runs is in bench/l_diversity_configs.py.
 
-Methods: ``tp``, ``tp+``, ``hilbert`` (and the exact solvers) through ``starmin.api.solve`` on
-row types (``LocalEngine.to_row_types``). Time is the solve alone (wall clock, one run, after
-a warm-up); aggregation is timed separately. A subset of releases (all exact comparisons,
-the first projection(s) of each d) is applied to the rows and checked by the independent
-verifier; the script fails if any check fails (bench/l_diversity_report.check_runs).
+Methods: ``tp``, ``tp+``, ``hilbert``, ``tp+/greedy``, ``hilbert/greedy`` (the greedy Hilbert
+cut) and the exact solvers, through ``starmin.api.solve`` on row types
+(``LocalEngine.to_row_types``). Time is the solve alone (CPU and wall clock, one run, after a
+warm-up); aggregation is timed separately. The projection sweeps run in ``--jobs`` spawned
+processes; time vs n and the exact comparisons run alone in the main process. A subset of
+releases (all exact comparisons, the first projection(s) of each d, the largest n) is applied
+to the rows and checked by the independent verifier; the script fails if any check fails
+(bench/l_diversity_report.check_runs). Results and their comparison with the paper:
+docs/experiments/l-diversity.md.
 
-    python bench/l_diversity_experiments.py            # full run (~10 min on 2 cores)
-    python bench/l_diversity_experiments.py --quick    # smoke run (< 1 min)
+    python bench/l_diversity_experiments.py            # full run (15 min on 2 shared cores)
+    python bench/l_diversity_experiments.py --quick    # smoke run (about 10 s)
     python bench/l_diversity_experiments.py --tables   # also print the markdown tables
 
 Writes bench/results/l_diversity.json (summaries and checks), bench/results/
-l_diversity_runs.json (every run, one per line) and docs/experiments/l-diversity-*.png
+l_diversity_runs.json (every run, one row each) and docs/experiments/l-diversity-*.png
 (``--quick`` writes l_diversity_quick*.json and no figures unless ``--figures DIR``).
 """
 
