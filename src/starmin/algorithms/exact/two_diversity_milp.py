@@ -248,6 +248,11 @@ def _milp(A: sp.csc_array, members: Ints, cost: Ints, sc: IntArray, st: IntArray
         options["time_limit"] = float(time_limit)
     res = milp(cost.astype(float), integrality=np.ones(len(cost)),
                bounds=Bounds(0, ub.astype(float)), constraints=cons, options=options)
+    if res.status == 4:  # HiGHS internal solve error (seen on tiny instances): retry without
+        # presolve; the result is checked for optimality below exactly as before
+        options["presolve"] = False
+        res = milp(cost.astype(float), integrality=np.ones(len(cost)),
+                   bounds=Bounds(0, ub.astype(float)), constraints=cons, options=options)
     if res.status == 2:
         return None
     if res.status != 0 or res.x is None:
