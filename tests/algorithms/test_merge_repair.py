@@ -186,6 +186,16 @@ def test_a_dominated_row_type_gives_one_row_away() -> None:
         assert plan.stars == 4 == brute_force.solve(rt, LDiversity(2)).stars
 
 
+def test_ejected_rows_spread_over_two_homes() -> None:
+    # (0,0) holds six 0s and two 1s; (0,1) and (1,0) hold a 1 and a 2 each. Four 0s must leave
+    # (0,0); each neighbour can take two and stay 2-diverse: (0,*) and (*,0), 8 stars in all,
+    # where merging everything would cost 24
+    rt = from_rows([[0, 0]] * 8 + [[0, 1]] * 2 + [[1, 0]] * 2,
+                   sa=[0] * 6 + [1, 1] + [1, 2, 1, 2])
+    plan = _check(rt, LDiversity(2), donors=0)
+    assert plan.stars == 8 == brute_force.solve(rt, LDiversity(2)).stars
+
+
 def test_a_class_pulls_one_row_from_a_neighbour() -> None:
     # (0,0) is one value-0 row; (0,1) holds 0,1,1,2. Pulling one value-1 row makes the class
     # (0,*) of two rows: 2 stars, where merging the types would cost 5

@@ -203,6 +203,7 @@ class Classes:
     def merge(self, a: int, b: int) -> int:
         """Merge ``b`` into ``a`` (and any class that then has ``a``'s new vector); judge the
         result. Returns ``a``."""
+        assert self.alive[a] and self.alive[b] and a != b, "internal error: merge of dead class"
         self.by_vec.pop(self.V[a].tobytes(), None)
         self.by_vec.pop(self.V[b].tobytes(), None)
         w = np.where(self.V[a] == self.V[b], self.V[a], STAR).astype(np.int32)
@@ -241,6 +242,7 @@ class Classes:
         ``(e, d, rows)``; ``a`` takes the suppressor of its new rows (a donor keeps its
         vector, which still covers its rows). Returns ``a``."""
         mem = self.members
+        assert self.alive[a], "internal error: pull into a merged class"
         self.by_vec.pop(self.V[a].tobytes(), None)
         w = self.V[a].copy()
         for e, d, rows in moves:

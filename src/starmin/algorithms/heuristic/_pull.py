@@ -33,7 +33,10 @@ from starmin.transform.plan import STAR
 PATTERNS = 4
 """Patterns tried per pull, fewest stars first."""
 ROWS = 128
-"""Most rows one pull takes."""
+MAX_ROWS = 4096
+"""A pull or an ejection moves at most the class's size in rows, within these bounds."""
+HOMES = 16
+"""Most homes the rows ejected from one class are spread over."""
 Pull = tuple[int, list[tuple[int, int, int]]]  # (added stars, [(entry, donor, rows)])
 
 
@@ -56,33 +59,35 @@ def best_pull(cls: Classes, a: int, donors: IntArray, q: NDArray[np.float64]) ->
     pats = pats[np.argsort([int(p).bit_count() for p in pats.tolist()], kind="stable")]
     best: Pull | None = None
     for pat in pats[:PATTERNS].tolist():
-        found = _prefix(cls, a, ent, don, (bits & ~pat) == 0, q)
-        if found is not None and (best is None or found[0] < best[0]):
-            best = found
+        for w in (q, np.ones_like(q)):
+            found = _prefix(cls, a, ent, don, (bits & ~pat) == 0, w)
+            if found is not None and (best is None or found[0] < best[0]):
+                best = found
     return best
 
 
-def _sequence(cls: Classes, a: int, e: IntArray, q: NDArray[np.float64]
+def _sequence(cls: Classes, a: int, e: IntArray, w: NDArray[np.float64]
               ) -> tuple[IntArray, IntArray]:
-    """Up to :data:`ROWS` single rows of the entries ``e`` (sorted by key) in the order they
+    """Up to :func:`_rows` single rows of the entries ``e`` (sorted by key) in the order they
     are pulled, as ``(entry position, cumulative key counts of a)`` per row.
 
-    The ``i``-th row of key ``j`` is due when ``a`` reaches ``(C_a[j] + i + 1/2) / q_j`` rows
+    The ``i``-th row of key ``j`` is due when ``a`` reaches ``(C_a[j] + i + 1/2) / w_j`` rows
     (Sainte-Lague's divisors): rows are pulled in order of that size, so ``a`` grows towards
-    the table's mix ``q``. Only the first :data:`ROWS` rows of each key are considered."""
+    the mix ``w`` (the table's, or even counts)."""
     mem = cls.members
     s = cls.C.shape[1]
     keys, cnt = mem.k[e], mem.c[e]
     before = np.cumsum(cnt) - cnt                                        # rows before, all keys
     key_start = np.searchsorted(keys, np.arange(s))
     rank0 = before - before[key_start[keys]]                             # rows before, same key
-    cap = np.clip(ROWS - rank0, 0, cnt)
+    rows = _rows(cls, a)
+    cap = np.clip(rows - rank0, 0, cnt)
     pos = np.repeat(np.arange(len(e)), cap)                              # (R,) entry of each row
     i = np.arange(len(pos)) - np.repeat(np.cumsum(cap) - cap, cap) + np.repeat(rank0, cap)
     k = keys[pos]
     with np.errstate(divide="ignore"):
-        due = (cls.C[a][k] + i + 0.5) / q[k]
-    order = np.argsort(due, kind="stable")[:ROWS]
+        due = (cls.C[a][k] + i + 0.5) / w[k]
+    order = np.argsort(due, kind="stable")[:rows]
     pos, k = pos[order], k[order]
     add = np.zeros((len(pos), s), dtype=np.int64)
     add[np.arange(len(pos)), k] = 1
@@ -90,14 +95,14 @@ def _sequence(cls: Classes, a: int, e: IntArray, q: NDArray[np.float64]
 
 
 def _prefix(cls: Classes, a: int, ent: IntArray, don: IntArray, elig: NDArray[np.bool_],
-            q: NDArray[np.float64]) -> Pull | None:
+            w: NDArray[np.float64]) -> Pull | None:
     """The shortest row sequence (:func:`_sequence`) of the eligible entries that repairs
     ``a``; donors that would then fail give nothing and it is sought again (three tries)."""
     for _ in range(3):
         e, d = ent[elig], don[elig]
         if len(e) == 0:
             return None
-        pos, cum = _sequence(cls, a, e, q)
+        pos, cum = _sequence(cls, a, e, w)
         ok = np.flatnonzero(cls.judge(cum)) if len(pos) else pos
         if len(ok) == 0:
             return None
@@ -126,34 +131,50 @@ def _cost(cls: Classes, a: int, e: IntArray, d: IntArray, rows: IntArray) -> Pul
     return cost, list(zip(e.tolist(), d.tolist(), rows.tolist(), strict=True))
 
 
-def eject_set(cls: Classes, a: int, q: NDArray[np.float64], limit: int = 64
-              ) -> IntArray | None:
+def eject_set(cls: Classes, a: int, q: NDArray[np.float64]) -> IntArray | None:
     """``(s,)`` the fewest rows of class ``a`` to remove so that the rest satisfies the model,
-    removing one row at a time of the key most over-represented against the table's share
-    ``q`` (at most ``limit`` rows and half the class); ``None`` if no such prefix works."""
-    c = cls.C[a].astype(np.float64)
-    n = float(c.sum())
-    steps = min(limit, int(n) // 2)
+    or ``None`` if no removal of at most half of it does.
+
+    Two removal orders are tried, the shorter repair kept: rows of the keys most
+    over-represented against the table's mix ``q`` first (the ``i``-th last row of key ``j``
+    is due while ``a`` has more than ``(C_a[j] - i - 1/2) / q_j`` rows, Sainte-Lague's
+    divisors as in :func:`_sequence`), and rows of the largest counts first (weights 1)."""
+    c = cls.C[a]
+    steps = min(int(c.sum()) // 2, _rows(cls, a))
     if steps < 1:
         return None
-    gone = np.zeros((steps, len(c)), dtype=np.int64)
-    cur = c.copy()
-    for r in range(steps):                                   # one row of the worst key
-        over = np.where(cur > 0, cur / max(n - r, 1.0) - q, -np.inf)
-        j = int(np.argmax(over))
-        cur[j] -= 1
-        if r:
-            gone[r] = gone[r - 1]
-        gone[r, j] += 1
-    ok = np.flatnonzero(cls.judge(cls.C[a] - gone))
-    return gone[ok[0]] if len(ok) else None
+    cap = np.minimum(c, steps)
+    k0 = np.repeat(np.arange(len(c)), cap)                               # (R,) key of each row
+    i = np.arange(len(k0)) - np.repeat(np.cumsum(cap) - cap, cap)
+    best: IntArray | None = None
+    for w in (q, np.ones_like(q)):
+        with np.errstate(divide="ignore"):
+            due = (c[k0] - i - 0.5) / w[k0]
+        k = k0[np.argsort(-due, kind="stable")[:steps]]
+        gone = np.zeros((len(k), len(c)), dtype=np.int64)
+        gone[np.arange(len(k)), k] = 1
+        gone = np.cumsum(gone, axis=0)
+        ok = np.flatnonzero(cls.judge(c - gone))
+        if len(ok) and (best is None or ok[0] + 1 < best.sum()):
+            best = gone[ok[0]]
+    return best
 
 
-def best_eject(cls: Classes, a: int, homes: IntArray, q: NDArray[np.float64]
-               ) -> tuple[float, int, list[tuple[int, int, int]]] | None:
-    """``(added stars per repaired class, home, moves)``: rows ejected from violating class
-    ``a`` (:func:`eject_set`) so that it satisfies the model, moved into the home class where
-    that costs least among those that then satisfy the model or were violating already."""
+def _rows(cls: Classes, a: int) -> int:
+    """Most rows one pull or ejection moves for class ``a``: its size, within
+    [:data:`ROWS`, :data:`MAX_ROWS`]."""
+    return int(np.clip(cls.n[a], ROWS, MAX_ROWS))
+
+
+Eject = tuple[float, list[tuple[int, list[tuple[int, int, int]]]]]
+"""(added stars per repaired class, [(home, [(entry, donor, rows)])])"""
+
+
+def best_eject(cls: Classes, a: int, homes: IntArray, q: NDArray[np.float64]) -> Eject | None:
+    """Rows ejected from violating class ``a`` (:func:`eject_set`) so that it satisfies the
+    model: into the one home where that costs least among those that then satisfy the model
+    or were violating already; failing that, spread over up to :data:`HOMES` homes (fewest
+    stars first), each taking the longest run of them it can while satisfying the model."""
     gone = eject_set(cls, a, q)
     if gone is None or len(homes) == 0:
         return None
@@ -168,18 +189,56 @@ def best_eject(cls: Classes, a: int, homes: IntArray, q: NDArray[np.float64]
         if take > 0:
             moves.append((e, a, take))
             need[k] -= take
-    types = np.unique(mem.t[[m[0] for m in moves]])
-    codes = mem.codes[types]                                 # (T, m)
-    Vh = cls.V[homes]                                        # (H, m)
-    differ = (Vh[:, None, :] != codes[None, :, :]).any(axis=1) | (Vh == STAR)
-    stars = differ.sum(axis=1).astype(np.int64)
+    stars = _stars_with(cls, homes, np.asarray([m[0] for m in moves], dtype=np.int64))
     rows = int(gone.sum())
     cost = cls.n[homes] * (stars - cls.P[homes]) + rows * (stars - int(cls.P[a]))
     after = cls.judge(cls.C[homes] + gone)
     was_bad = ~cls.ok[homes]
     allowed = after | was_bad
-    if not allowed.any():
-        return None
-    eff = np.where(allowed, cost / (1.0 + (after & was_bad)), np.inf)
-    i = int(np.argmin(eff))
-    return float(eff[i]), int(homes[i]), moves
+    if allowed.any():
+        eff = np.where(allowed, cost / (1.0 + (after & was_bad)), np.inf)
+        i = int(np.argmin(eff))
+        return float(eff[i]), [(int(homes[i]), moves)]
+    ok_homes = homes[cls.ok[homes]]
+    order = np.lexsort((cost[cls.ok[homes]], stars[cls.ok[homes]]))
+    return _spread_out(cls, a, ok_homes[order][:HOMES], moves)
+
+
+def _stars_with(cls: Classes, homes: IntArray, ents: IntArray) -> IntArray:
+    """``(H,)`` stars per row of each home after taking rows of the entries' row types."""
+    codes = cls.members.codes[np.unique(cls.members.t[ents])]            # (T, m)
+    Vh = cls.V[homes]                                                    # (H, m)
+    differ = (Vh[:, None, :] != codes[None, :, :]).any(axis=1) | (Vh == STAR)
+    return differ.sum(axis=1).astype(np.int64)
+
+
+def _spread_out(cls: Classes, a: int, homes: IntArray, moves: list[tuple[int, int, int]]
+                ) -> Eject | None:
+    """The ejected rows ``moves`` handed to ``homes`` in order, each home taking the longest
+    prefix of the rows left that keeps it satisfying the model; ``None`` if rows are left."""
+    mem = cls.members
+    left = [list(m) for m in moves]
+    plan: list[tuple[int, list[tuple[int, int, int]]]] = []
+    total = 0
+    for h in homes.tolist():
+        keys = np.repeat([mem.k[m[0]] for m in left], [m[2] for m in left])
+        add = np.zeros((len(keys), cls.C.shape[1]), dtype=np.int64)
+        add[np.arange(len(keys)), keys] = 1
+        ok = np.flatnonzero(cls.judge(np.cumsum(add, axis=0) + cls.C[h]))
+        if len(ok) == 0:
+            continue
+        t, given = int(ok[-1]) + 1, []
+        while t > 0:
+            r = min(t, left[0][2])
+            given.append((left[0][0], a, r))
+            left[0][2] -= r
+            t -= r
+            if left[0][2] == 0:
+                left.pop(0)
+        stars = int(_stars_with(cls, np.array([h]), np.array([g[0] for g in given]))[0])
+        rows = sum(g[2] for g in given)
+        total += int(cls.n[h]) * (stars - int(cls.P[h])) + rows * (stars - int(cls.P[a]))
+        plan.append((h, given))
+        if not left:
+            return float(total), plan
+    return None

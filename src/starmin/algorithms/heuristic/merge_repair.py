@@ -1,41 +1,59 @@
-"""Merge-repair: any privacy model, by merging the classes of a good start until all satisfy it.
+"""Merge-repair: any privacy model, by repairing the classes of a good start until all satisfy it.
 
 Guarantee: **heuristic** -- the release satisfies the model; there is no bound on the number of
 stars (the report's lower bound gives each run's gap).
 
 Why it always ends in a valid release. Every model of :mod:`starmin.models` is closed under
 union of classes (merging two classes that satisfy it gives a class that satisfies it), and
-``check_feasible`` guarantees that the whole table, as one class, satisfies it. Each merge
-removes one class, so after at most ``g - 1`` merges either every class satisfies the model or
-one class is left, which is the whole table and satisfies it.
+``check_feasible`` guarantees that the whole table, as one class, satisfies it. Each repair
+step either merges two classes without adding a violating class, or makes a violating class
+satisfy the model without adding classes or violating ones; so the steps are at most ``2 g``
+for ``g`` start classes, and when none is left to take the release satisfies the model (in the
+worst case one class, the whole table, is left). Every release is judged once more at the end.
 
-Algorithm.
+Algorithm (each class is released as its suppressor, Liang & Yuan Sec. 2).
 
-1. *Start.* A partition for the model's implied minimum class size ``k`` (``k`` for
-   k-anonymity and p-sensitive k-anonymity, ``l`` for the l-diversity forms, their maximum for
-   a conjunction; :func:`starmin.api.implied_k`): pattern-packing's k-anonymous classes
-   (:mod:`.pattern_packing`) for ``k >= 2``; for ``k = 1`` (t-closeness alone) the row types
-   themselves. Each class is released as its suppressor.
+1. *Start* (:mod:`._start`). The class size ``k`` the model needs: its implied ``k``
+   (:func:`starmin.api.implied_k`: ``k``, ``p``, ``l``, their maximum for a conjunction), or
+   more when the smallest class with the whole table's mix of sensitive values that satisfies
+   the model is larger (t-closeness). Pattern-packing's k-anonymous classes for that ``k``
+   (:mod:`.pattern_packing`), the row types for ``k = 1``. A row type that several classes
+   share deals its sensitive values evenly among them.
 2. *Repair.* While some class violates the model (:func:`starmin.models.apply.holds` on the
-   classes' ``(g, s)`` key counts), take the smallest violating class ``A``, price its merge
-   with every live class (:mod:`._merge_state`: added stars, vectorized), take the ``width``
-   cheapest (ties broken by how close the merged sensitive distribution is to the table's),
-   judge those merges in one call and merge ``A`` into the best: a partner whose merge
-   satisfies the model if there is one, preferring one that is itself violating (one merge
-   repairs two classes); otherwise the cheapest.
-3. *Finish.* The release is the final classes' suppressors; it is replaced by the single class
-   of the whole table if that has fewer stars.
+   classes' ``(g, s)`` key counts), the smallest violating class ``A`` takes the cheapest of
+   three steps, priced in added stars per repaired class:
 
-Complexity: ``O(g m)`` per merge for the pricing (``g`` live classes, ``m`` QI columns) plus
-one model evaluation of ``width`` classes, at most ``g - 1`` merges: ``O(g^2 m)`` time in the
-worst case, ``O(g (m + s))`` memory; plus the start (pattern-packing). Measured on ARX adult
-(``g`` up to 12,458): see ``docs/algorithms/merge-repair.md``.
+   a. *merge* with another class (:mod:`._merge_state`): the ``width`` cheapest partners
+      (ties: the merged sensitive distribution closest to the table's, in total variation
+      ``tv``) are judged in one call; a merge that satisfies the model wins (a violating
+      partner counts as two repairs); if none does, rule ``cost`` takes the cheapest and rule
+      ``spread`` the smallest ``tv`` -- both rules are run and the better release kept;
+   b. *pull* a few rows of the cheapest partners into ``A`` (:mod:`._pull`), each donor still
+      satisfying the model;
+   c. *eject* the fewest over-represented rows of ``A`` so that it satisfies the model, into
+      the partner where that costs least (one that then satisfies it, or was violating).
+
+   Partners are all live classes, or the neighbours of ``A`` in ``m`` sort orders of the
+   vectors while more than ``full_scan`` classes are alive.
+3. *Polish.* Split refinement (:mod:`._split_refine`: a class is split along a starred column
+   when its parts satisfy the model with fewer stars), then move refinement (:mod:`._moves`:
+   rows move to a covering class with fewer stars when both classes still satisfy the model).
+4. The release is replaced by the single class of the whole table if that has fewer stars.
+
+Complexity: per step ``O(g m)`` for pricing merges against ``g`` live classes (``O(h m^2)`` with
+neighbours), ``O(E (m + s))`` for pulls from the donors' ``E`` entries, and model evaluations
+of ``width`` + ``O(ROWS)`` classes; at most ``2 g`` steps. Polishing is ``O(m^2 E log E)`` for
+splits and ``O(p (E + g) m)`` per round of moves (``p`` star patterns). Memory ``O((g + E)
+(m + s))``. Measured on ARX adult and synthetic census: ``docs/algorithms/merge-repair.md``.
 
 References
 ----------
 H. Liang and H. Yuan, "On the Complexity of t-Closeness Anonymization and Related Problems",
 Sec. 2 (suppressor and cost of a group; partitions suffice for models closed under union).
-X. Xiao, K. Yi and Y. Tao, EDBT 2010, Lemma 1 (l-eligibility is closed under union).
+R. Bredereck, A. Nichterlein, R. Niedermeier, G. Philip, "The effect of homogeneity on the
+computational complexity of combinatorial data anonymization", Sec. 4 (row types and counts).
+X. Xiao, K. Yi and Y. Tao, EDBT 2010, Lemma 1 (l-eligibility is closed under union) and Sec. 5.2
+(phase one: a group keeps its largest l-eligible part, the rest is moved out -- step 2c).
 A. Machanavajjhala et al., TKDD 2007, Sec. 4 (entropy and recursive l-diversity).
 N. Li, T. Li and S. Venkatasubramanian, ICDE 2007, Sec. 4 (t-closeness, EMD).
 """
@@ -57,8 +75,8 @@ from starmin.algorithms.heuristic._pull import best_eject, best_pull
 from starmin.algorithms.heuristic._split_refine import Entries, refine
 from starmin.algorithms.heuristic._start import row_type_plan, spread_keys, start_size
 from starmin.data.rowtypes import RowTypes
-from starmin.errors import InvalidInput
-from starmin.models.apply import check_feasible
+from starmin.errors import InvalidInput, StarminError
+from starmin.models.apply import check_feasible, holds
 from starmin.models.base import PrivacyModel
 from starmin.transform.plan import Guarantee, ReleasePlan
 
@@ -69,7 +87,6 @@ GUARANTEE = Guarantee(
     reference="Liang & Yuan Sec. 2 (suppressors; models closed under union)",
 )
 RULES = ("cost", "spread")
-EJECT = True
 """Partner rules when no judged merge repairs the class (module docstring, step 2)."""
 
 
@@ -159,6 +176,10 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
         if best is None or plan.stars < best.stars:
             best, cert["rule"] = plan, rule
     assert best is not None
+    best.validate(rt)
+    if not holds(model, rt, best.class_key_counts(rt.s)).all():
+        raise StarminError(f"internal error: {NAME} produced a class that fails "
+                           f"{model.name}; please report this as a bug")
     whole = whole_table_plan(rt)
     if whole.stars < best.stars:
         best, cert["rule"] = whole, "whole table"
@@ -216,10 +237,12 @@ def repair(cls: Classes, rt: RowTypes, st: Settings, tie: IntArray, rule: str,
             continue
         b, window, eff = choose_partner(cls, a, st, tie, q, rule)
         pull = best_pull(cls, a, window[: st.donors], q) if st.donors else None
-        eject = best_eject(cls, a, window, q) if EJECT else None
+        eject = best_eject(cls, a, window, q)
         if eject is not None and eject[0] < min(eff, pull[0] if pull else np.inf):
-            cls.pull(eject[1], eject[2])
-            touched = [a, eject[1]]
+            touched = [a]
+            for home, moves in eject[1]:
+                if cls.alive[a] and cls.alive[home]:  # a pull may absorb a class of
+                    touched.append(cls.pull(home, moves))   # equal vector
         elif pull is not None and pull[0] < eff:
             touched = [cls.pull(a, pull[1])]
         else:
@@ -284,7 +307,7 @@ def polish(rt: RowTypes, classes: list[Entries], judge: Judge, st: Settings) -> 
 
 ALGORITHM = Algorithm(
     name=NAME,
-    summary="any model: merge violating classes of a good start into the cheapest partner",
+    summary="any model: repair the violating classes of a good start (merge, pull or eject rows)",
     guarantee=GUARANTEE,
     solve=solve,
     supports=supports,
