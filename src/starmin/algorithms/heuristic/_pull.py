@@ -1,23 +1,34 @@
-"""Pulling rows for :mod:`.merge_repair`: repair a class with a few rows of its neighbours.
+"""Row-level repairs for :mod:`.merge_repair`: pull rows into a class, or eject rows from it.
 
 Merging a small violating class ``A`` into a large class ``B`` widens ``B``'s vector for all
-its rows. Often a few rows of ``B`` would do: they join ``A``, whose vector widens only where
-they differ from it, and ``B`` keeps its vector (it must still satisfy the model after giving
-them away; row types may be split, Bredereck et al. Sec. 4).
+its rows. Often a few rows would do (row types may be split between classes: only counts per
+row type matter, Bredereck et al. Sec. 4):
 
-For a violating class ``A`` and donor classes ``D`` (the classes cheapest to merge with), every
-(row type, key) entry of a donor widens ``A``'s vector by the columns where its row type
-differs from it: its *pattern*. For each of the few smallest patterns ``S`` among the entries
-(``S`` must contain ``A``'s stars), the entries whose pattern lies in ``S`` are taken in order of
-usefulness -- keys that ``A`` holds below the table's share first, then rows from donors with
-more stars (moving them saves stars) -- and the shortest prefix that makes ``A`` satisfy the
-model is found in one vectorized judgment (the last entry cut to the fewest rows that suffice).
-Donors that would then fail the model give nothing and the prefix is sought again. The cost is
-``|A| (|S'| - |S_A|) + sum rows (|S'| - |S_d|)`` for the final star set ``S'``; the cheapest pull
-over the patterns is returned.
+*Pull* (:func:`best_pull`). Donors ``D`` are the classes cheapest to merge with. Every (row
+type, key) entry of a donor would widen ``A``'s vector by the columns where its row type
+differs from it: its *pattern*. For each of the :data:`PATTERNS` smallest patterns ``S``, the
+entries whose pattern lies in ``S`` are pulled row by row, each time a row of the key ``A`` is
+shortest of against the table's mix ``q`` (Sainte-Lague's divisors; within a key, donors with
+more stars first, since moving their rows saves stars), and the shortest run that makes ``A``
+satisfy the model is found in one vectorized judgment. Donors that would then fail the model
+give nothing and the run is sought again. Cost: ``|A| (|S'| - |S_A|) + sum rows (|S'| - |S_d|)``
+for ``A``'s final star set ``S'``.
 
-Complexity per call: ``O(E (m + s) + p E log E)`` for ``E`` donor entries and ``p <=``
-:data:`PATTERNS` patterns, plus ``O(p)`` model evaluations of ``O(E)`` classes.
+*Eject* (:func:`best_eject`). The fewest rows of ``A`` whose removal makes it satisfy the
+model, most over-represented first (against ``q``, or largest counts first: the shorter wins;
+Xiao et al.'s phase one keeps a group's largest l-eligible part the same way), go to the
+partner where that adds fewest stars among those that then satisfy the model or were violating
+already -- or, when no single partner can take them, are spread over up to :data:`HOMES`
+partners, each taking the longest run it can while satisfying the model.
+
+Both move at most :func:`_rows` rows. Complexity per call: ``O(E (m + s) + p R s)`` for ``E``
+donor entries, ``p`` patterns and ``R`` rows, plus ``O(p)`` model evaluations of ``R``
+classes (ejection: ``O(R s)`` and two evaluations of ``R`` classes, plus one per home).
+
+References
+----------
+R. Bredereck et al., Sec. 4 (row types with counts). X. Xiao, K. Yi, Y. Tao, EDBT 2010,
+Sec. 5.2 (phase one). A. Sainte-Lague (1910), the divisor method of apportionment.
 """
 
 from __future__ import annotations
@@ -30,7 +41,7 @@ from numpy.typing import NDArray
 from starmin.algorithms.heuristic._merge_state import Classes, IntArray
 from starmin.transform.plan import STAR
 
-PATTERNS = 4
+PATTERNS = 2
 """Patterns tried per pull, fewest stars first."""
 ROWS = 128
 MAX_ROWS = 4096
@@ -59,10 +70,9 @@ def best_pull(cls: Classes, a: int, donors: IntArray, q: NDArray[np.float64]) ->
     pats = pats[np.argsort([int(p).bit_count() for p in pats.tolist()], kind="stable")]
     best: Pull | None = None
     for pat in pats[:PATTERNS].tolist():
-        for w in (q, np.ones_like(q)):
-            found = _prefix(cls, a, ent, don, (bits & ~pat) == 0, w)
-            if found is not None and (best is None or found[0] < best[0]):
-                best = found
+        found = _prefix(cls, a, ent, don, (bits & ~pat) == 0, q)
+        if found is not None and (best is None or found[0] < best[0]):
+            best = found
     return best
 
 

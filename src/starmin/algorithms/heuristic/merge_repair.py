@@ -101,6 +101,7 @@ class Settings:
     h: int = 64
     full_scan: int = 20_000
     donors: int = 32
+    eject: bool = True
     refine: bool = True
     moves: bool = True
 
@@ -140,14 +141,15 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     """A release satisfying ``model`` (heuristic; see the module docstring).
 
     Options: ``start`` (``"auto"`` default; ``"rows"``: the row types; ``"pattern-packing"``),
-    ``start_k`` (the class size pattern-packing starts from; default :func:`start_size`),
-    ``width`` (partners judged per merge, default 256), ``rules`` (partner rules, each a full
-    repair, the best release kept; default ``("cost", "spread")``), ``h`` and ``full_scan``
-    (partners are sought among ``h`` neighbours per sort order while more than ``full_scan``
-    classes are alive, among all classes after; defaults 64 and 20,000), ``refine`` and
-    ``moves`` (the two polishing steps, default True). Deterministic for a given ``seed`` (it
-    only breaks ties). Raises ``Infeasible`` when no release satisfies the model and
-    ``InvalidInput`` for a bad option.
+    ``start_k`` (the class size pattern-packing starts from; default
+    :func:`._start.start_size`), ``width`` (partners judged per merge, default 256), ``rules``
+    (partner rules, each a full repair, the best release kept; default ``("cost",
+    "spread")``), ``donors`` (partners a class may pull rows from, default 32; 0: no pulls),
+    ``eject`` (default True), ``h`` and ``full_scan`` (partners are sought among ``h``
+    neighbours per sort order while more than ``full_scan`` classes are alive, among all
+    classes after; defaults 64 and 20,000), ``refine`` and ``moves`` (the two polishing steps,
+    default True). Deterministic for a given ``seed`` (it only breaks ties). Raises
+    ``Infeasible`` when no release satisfies the model and ``InvalidInput`` for a bad option.
     """
     say = progress or silent
     st = Settings.of(options)
@@ -237,7 +239,7 @@ def repair(cls: Classes, rt: RowTypes, st: Settings, tie: IntArray, rule: str,
             continue
         b, window, eff = choose_partner(cls, a, st, tie, q, rule)
         pull = best_pull(cls, a, window[: st.donors], q) if st.donors else None
-        eject = best_eject(cls, a, window, q)
+        eject = best_eject(cls, a, window, q) if st.eject else None
         if eject is not None and eject[0] < min(eff, pull[0] if pull else np.inf):
             touched = [a]
             for home, moves in eject[1]:
