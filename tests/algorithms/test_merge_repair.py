@@ -151,6 +151,19 @@ def test_no_sensitive_column_k_anonymity() -> None:
     assert plan.class_sizes.min() >= 4
 
 
+def test_edge_tables() -> None:
+    one = from_rows([[0, 1]], sa=[0])
+    same = from_rows([[0, 1]] * 5, sa=[0, 1, 0, 1, 2])
+    no_qi = RowTypes.from_arrays(np.zeros((6, 0), dtype=np.int64), np.array([0, 1, 2] * 2))
+    for rt, models in ((one, [KAnonymity(1), TCloseness(0), LDiversity(1)]),
+                       (same, [KAnonymity(5), LDiversity(2), TCloseness(0)]),
+                       (no_qi, [KAnonymity(3), LDiversity(3), TCloseness(0.1)])):
+        for model in models:
+            assert _check(rt, model).stars == 0
+    rt = random_table(3, 12, 3, values=2, s=3)  # t = 0: every class has the table's mix
+    assert _check(rt, TCloseness(0)).stars >= brute_force.solve(rt, TCloseness(0)).stars
+
+
 def test_deterministic_per_seed() -> None:
     rt = random_table(11, 200, 4, values=[2, 3, 4, 6], s=4)
     for model in (TCloseness(0.2), AllOf(KAnonymity(3), LDiversity(2))):
