@@ -1,54 +1,166 @@
-"""The verifier's two grouping paths (packed integer key; polars group_by for tables whose
-packed key would overflow) find the same classes as a plain polars group_by."""
+"""The verifier's three grouping paths (distinct QI + sensitive combinations counted, then
+gathered per class; sensitive values hashed inside the group-by and decoded exactly; the
+values themselves, used when hashes collide) find the same classes and histograms as a naive
+grouping, and the probe picks the path it should."""
 
 from __future__ import annotations
 
 import numpy as np
 import polars as pl
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from starmin.models import KAnonymity, LDiversity
-from starmin.verify import verify
-from starmin.verify._classes import Classes, _group_polars, _packed_key, encode, group
+from starmin.verify import _classes, verify
+from starmin.verify._classes import Classes, by_hash, encode, group
 
 
-def _classes_as_set(df: pl.DataFrame, qi: tuple[str, ...], cls: Classes) -> dict[tuple, tuple]:
+def _classes_as_dict(cls: Classes) -> dict[tuple, tuple]:
     out = {}
     for i in range(len(cls.sizes)):
         key = tuple(v for _, v in cls.key(i))
-        codes = cls.sensitive[0].flat[cls.offsets[i]:cls.offsets[i + 1]]
-        out[key] = (int(cls.sizes[i]), tuple(sorted(codes.tolist())))
+        lo, hi = cls.offsets[i], cls.offsets[i + 1]
+        codes = cls.sensitive[0].codes[lo:hi]
+        weights = [1] * len(codes) if cls.weights is None else cls.weights[lo:hi].tolist()
+        values = cls.sensitive[0].values
+        rows = [str(values[c]) for c, w in zip(codes, weights, strict=True) for _ in range(w)]
+        assert len(rows) == cls.sizes[i]
+        out[key] = (int(cls.sizes[i]), tuple(sorted(rows)))
     return out
+
+
+def _naive(df: pl.DataFrame, qi: tuple[str, ...]) -> dict[tuple, tuple]:
+    out: dict[tuple, list] = {}
+    for row in df.iter_rows(named=True):
+        out.setdefault(tuple(row[c] for c in qi), []).append(str(row["s"]))
+    return {k: (len(v), tuple(sorted(v))) for k, v in out.items()}
+
+
+def _table(seed: int, n: int) -> pl.DataFrame:
+    rng = np.random.default_rng(seed)
+    return pl.DataFrame({
+        "a": rng.integers(0, 3, n),
+        "b": rng.choice(["x", "y", "*"], n).tolist(),
+        "c": [None if v == 0 else float(v) for v in rng.integers(0, 3, n)],
+        "s": [None if v == "-" else v for v in rng.choice(["p", "q", "r", "-"], n).tolist()],
+    })
 
 
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 10_000), st.integers(1, 60))
-def test_packed_and_polars_paths_agree(seed: int, n: int) -> None:
-    rng = np.random.default_rng(seed)
-    df = pl.DataFrame({
-        "a": rng.integers(0, 3, n),
-        "b": rng.choice(["x", "y", "*"], n).tolist(),
-        "c": [None if v == 0 else float(v) for v in rng.integers(0, 3, n)],
-        "s": rng.choice(["p", "q", "r"], n).tolist(),
-    })
+def test_every_path_agrees_with_a_naive_grouping(seed: int, n: int) -> None:
+    df = _table(seed, n)
     qi = ("a", "b", "c")
-    fast = _classes_as_set(df, qi, group(df, qi, ("s",)))
-    slow = _classes_as_set(df, qi, _group_polars(df, qi, ("s",), [encode(df["s"])]))
-    assert fast == slow
-    want = df.group_by(list(qi)).len()
-    assert sorted(v[0] for v in fast.values()) == sorted(want["len"].to_list())
+    want = _naive(df, qi)
+    for path in ("pairs", "rows", "values"):
+        cls = group(df, qi, ("s",), path)
+        assert cls.path == path
+        assert _classes_as_dict(cls) == want, path
+        assert np.array_equal(cls.overall(0), group(df, qi, ("s",), "values").overall(0))
 
 
-def test_overflowing_key_falls_back_and_still_verifies() -> None:
+def test_the_probe_picks_pairs_for_few_combinations_and_rows_for_many() -> None:
+    rng = np.random.default_rng(3)
+    n = 40_000
+    few = pl.DataFrame({"q": rng.integers(0, 20, n), "s": rng.integers(0, 5, n)})
+    many = pl.DataFrame({"q": np.arange(n), "s": rng.integers(0, 5, n)})
+    assert group(few, ("q",), ("s",)).path == "pairs"
+    assert group(many, ("q",), ("s",)).path == "rows"
+    assert group(many, ("q",), ()).path == "pairs"  # k-anonymity only: one group_by
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 10_000), st.integers(1, 40))
+def test_two_sensitive_columns_on_every_path(seed: int, n: int) -> None:
+    df = _table(seed, n).with_columns(pl.col("a").alias("t"))
+    qi = ("b", "c")
+    got = [group(df, qi, ("s", "t"), path) for path in ("pairs", "rows", "values")]
+    for a in (0, 1):
+        hists = []
+        for cls in got:
+            by_key = {tuple(v for _, v in cls.key(i)): i for i in range(cls.g)}
+            dense = {i: h for idx, hist in cls.chunks(a) for i, h in zip(idx, hist, strict=True)}
+            one, code = cls.singletons(a)
+            for i, c in zip(one, code, strict=True):
+                dense[int(i)] = np.eye(cls.sensitive[a].s, dtype=np.int64)[c]
+            hists.append({k: tuple(dense[i].tolist()) for k, i in by_key.items()})
+        assert hists[0] == hists[1] == hists[2]
+
+
+def test_the_hash_path_is_taken_on_ordinary_columns(monkeypatch: pytest.MonkeyPatch) -> None:
+    def fail(*args: object) -> Classes:
+        raise AssertionError("fell back to the value path")
+    monkeypatch.setattr(_classes, "group_by_values", fail)
+    for s in (["u", None, "v"], [1.5, float("nan"), None], [3, 1, None], [True, False, None]):
+        df = pl.DataFrame({"q": ["a", "b", "a"], "s": s}, strict=False)
+        assert group(df, ("q",), ("s",), "rows").path == "rows"
+    df = pl.DataFrame({"q": ["a", "b", "a"], "s": ["u", "v", "u"]}).with_columns(
+        pl.col("s").cast(pl.Categorical))
+    assert group(df, ("q",), ("s",), "rows").path == "rows"
+
+
+def test_a_hash_collision_falls_back_to_the_values(monkeypatch: pytest.MonkeyPatch) -> None:
+    df = _table(7, 200)
+    qi = ("a", "b", "c")
+    monkeypatch.setattr(_classes, "by_hash", lambda col, flat: None)
+    cls = group(df, qi, ("s",), "rows")
+    assert cls.path == "values"
+    assert _classes_as_dict(cls) == _naive(df, qi)
+    report = verify(df, qi, "s", [KAnonymity(2), LDiversity(2)])
+    assert report.n == 200
+
+
+def test_by_hash_refuses_a_hash_it_cannot_place() -> None:
+    col = pl.Series("s", ["u", "v", "w"])
+    flat = col.hash(seed=_classes.SEED).to_numpy()
+    assert by_hash(col, flat) is not None
+    bad = flat.copy()
+    bad[1] ^= np.uint64(1)
+    assert by_hash(col, bad) is None
+
+
+@pytest.mark.parametrize("k", [1, 2, 15, 300, 5000])
+def test_hash_codes_equal_exact_codes_for_many_values(k: int) -> None:
+    rng = np.random.default_rng(k)
+    col = pl.Series("s", rng.integers(0, k, 20_000).astype(str).tolist())
+    got = by_hash(col, col.hash(seed=_classes.SEED).to_numpy())
+    assert got is not None
+    values, codes = got
+    want_values, want_codes = encode(col)
+    assert values == want_values
+    assert np.array_equal(codes, want_codes)
+
+
+def test_encode_orders_numbers_by_value_and_puts_missing_last() -> None:
+    values, codes = encode(pl.Series("s", [10, 2, None, 2]))
+    assert values == (2, 10, None)
+    assert codes.tolist() == [1, 0, 2, 0]
+    values, codes = encode(pl.Series("s", ["b", None, "a"]))
+    assert values == ("a", "b", None)
+    assert codes.tolist() == [1, 2, 0]
+
+
+def test_many_wide_classes_still_verify() -> None:
     n = 3000
     rng = np.random.default_rng(1)
     cols = {f"q{j}": rng.permutation(n).astype(str).tolist() for j in range(6)}
     df = pl.DataFrame({**cols, "s": ["u", "v"] * (n // 2)})
     qi = tuple(cols)
-    assert _packed_key(df, qi) is None  # 3000**6 > 2**62
-    df2 = pl.concat([df, df])  # every class has two rows, one "u" and one "v" ... or equal
+    df2 = pl.concat([df, df])  # every class has two rows holding one value twice
     report = verify(df2, qi, "s", [KAnonymity(2), LDiversity(2)])
     assert report.classes == n
     assert report.as_dict()["models"][0]["passed"] is True
-    assert report.as_dict()["models"][1]["passed"] is False  # each class holds one value twice
+    assert report.as_dict()["models"][1]["passed"] is False
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(1, 3000), min_size=1, max_size=40))
+def test_size_summary_matches_a_sort_based_reference(sizes: list[int]) -> None:
+    from starmin.verify.verifier import _BUCKETS, _summary
+    arr = np.asarray(sizes, dtype=np.int64)
+    got = _summary(arr)
+    edges = np.asarray(_BUCKETS)
+    want = np.bincount(np.searchsorted(edges, arr, side="right") - 1, minlength=len(edges))
+    assert (got.min, got.median, got.max) == (min(sizes), float(np.median(arr)), max(sizes))
+    assert [c for _, c in got.buckets] == want.tolist()

@@ -1,15 +1,28 @@
 """Equivalence classes of a released table and their sensitive histograms.
 
-Every released QI column is coded exactly (a ``*`` is an ordinary value, null a value of its
-own), the codes are packed into one integer per row, and sorting the rows by it puts each class
-in one run: its size and its rows' sensitive codes follow; numpy then counts codes per class.
-Classes are processed in chunks so the dense ``(classes, |S|)`` matrices stay small.
+Two exact ways to find every class once (a ``*`` is an ordinary value, null a value of its
+own), chosen by a probe of the table's first rows; both give the same classes and counts:
+
+* **pairs** (few distinct QI + sensitive combinations, as in most releases): one polars
+  ``group_by`` over the QI and sensitive columns counts each combination; a second, small
+  ``group_by`` over the QI columns gathers them into classes. Sensitive values are encoded
+  exactly from the small table of combinations.
+* **rows** (many combinations): one polars ``group_by`` over the QI columns yields each class's
+  QI values, size and the 64-bit hashes of its rows' sensitive values. The hashes become exact
+  dense codes by lookup among the hashes of the column's distinct values; the lookup is checked
+  to be one-to-one (distinct values, distinct hashes) and to place every row, and should either
+  check fail (a hash collision) the classes are built again from the values themselves.
+
+A class's sensitive values are held as *entries* (code, count) stored class after class;
+numpy then counts codes per class, in chunks of classes so the dense ``(classes, |S|)``
+matrices stay small.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 import polars as pl
@@ -19,15 +32,30 @@ CHUNK_CELLS = 1 << 18
 """Largest dense histogram built at once (classes x |S| entries; 2 MB keeps every pass of
 the models in cache)."""
 
+SEED = 0
+"""Seed of the sensitive-value hashes (any fixed value: the codes are exact either way)."""
+
+PROBE_ROWS = 1 << 14
+"""Rows probed to choose the grouping path."""
+
+PAIRS_SHARE = 0.4
+"""The pairs path is taken when at most this share of the probed rows hold a QI + sensitive
+combination that occurs once in the probe."""
+
+_DIRECT_BITS = 16
+"""Largest lookup table for the sensitive hashes, in bits of the table size."""
+
+GroupPath = Literal["pairs", "rows", "values"]
+
 
 @dataclass(frozen=True, eq=False)
 class Sensitive:
-    """One sensitive column, encoded: ``values[code]``; ``flat`` holds every row's code,
-    grouped class after class (``offsets[i]:offsets[i + 1]`` for class ``i``)."""
+    """One sensitive column, encoded: ``values[code]``; ``codes`` holds the code of every
+    entry (see :class:`Classes`)."""
 
     name: str
     values: tuple[object, ...]
-    flat: NDArray[np.int64]
+    codes: NDArray[np.int64]
 
     @property
     def s(self) -> int:
@@ -36,15 +64,17 @@ class Sensitive:
 
 @dataclass(frozen=True, eq=False)
 class Classes:
-    """The released classes: ``frame`` (the released QI columns, every row) with ``rep``, the
-    row of ``frame`` that stands for each class; ``sizes``; ``offsets`` into each sensitive
-    column's ``flat`` codes."""
+    """The released classes. ``frame`` holds the released QI values of class ``i`` in its row
+    ``i``; ``sizes[i]`` its rows. Class ``i`` owns the entries ``offsets[i]:offsets[i + 1]``:
+    entry ``e`` stands for ``weights[e]`` rows (1 when ``weights`` is None) whose sensitive
+    values are ``sensitive[a].codes[e]``."""
 
     frame: pl.DataFrame
-    rep: NDArray[np.int64]
     sizes: NDArray[np.int64]
     offsets: NDArray[np.int64]
+    weights: NDArray[np.int64] | None
     sensitive: tuple[Sensitive, ...]
+    path: GroupPath
     _hashes: list[NDArray[np.uint64]] = field(default_factory=list, repr=False)
 
     @property
@@ -55,175 +85,191 @@ class Classes:
         """``(classes,)`` hash of each class's released QI values (computed once): a
         tie-break that does not depend on row order."""
         if not self._hashes:
-            self._hashes.append(self.frame.hash_rows(seed=0).to_numpy()[self.rep])
+            self._hashes.append(self.frame.hash_rows(seed=0).to_numpy())
         return self._hashes[0]
 
     def key(self, i: int) -> tuple[tuple[str, object], ...]:
         """The released QI values of class ``i``, as (column, value) pairs."""
-        return tuple(zip(self.frame.columns, self.frame.row(int(self.rep[i])), strict=True))
+        return tuple(zip(self.frame.columns, self.frame.row(i), strict=True))
 
     def chunks(self, a: int) -> Iterator[tuple[NDArray[np.int64], NDArray[np.int64]]]:
-        """``(idx, hist)`` pairs covering every class once: ``hist`` holds the ``(len(idx),
-        |S_a|)`` counts of sensitive column ``a`` for the classes ``idx``.
-
-        Only classes of two or more rows: a class of one row has one of just ``|S_a|``
-        histograms (a single 1 at its value), see :meth:`singletons`.
-        """
+        """``(idx, hist)`` pairs covering every class of two or more rows once: ``hist``
+        holds the ``(len(idx), |S_a|)`` counts of sensitive column ``a`` for the classes
+        ``idx``. (A class of one row has one of just ``|S_a|`` histograms, a single 1 at its
+        value: see :meth:`singletons`.)"""
         col = self.sensitive[a]
         s = max(col.s, 1)
-        rest = np.flatnonzero(self.sizes > 1)
+        many = self.sizes > 1
+        idx_all = np.flatnonzero(many)
+        if len(idx_all) == 0:
+            return
+        entries = np.diff(self.offsets)
+        codes, weights = col.codes, self.weights
+        if len(idx_all) < self.g:  # keep the entries of those classes, in class order
+            keep = np.repeat(many, entries)
+            codes = codes[keep]
+            weights = None if weights is None else weights[keep]
+        starts = np.zeros(len(idx_all) + 1, dtype=np.int64)
+        np.cumsum(entries[idx_all], out=starts[1:])
         step = max(1, CHUNK_CELLS // s)
-        for lo in range(0, len(rest), step):
-            idx = rest[lo:lo + step]
-            lengths = self.sizes[idx]
-            ends = np.cumsum(lengths)
-            # positions of the chunk's rows in ``flat``: each class's range, concatenated
-            pos = np.arange(int(ends[-1]), dtype=np.int64) + np.repeat(
-                self.offsets[idx] - (ends - lengths), lengths)
-            cls = np.repeat(np.arange(len(idx), dtype=np.int64), lengths)
-            hist = np.bincount(cls * s + col.flat[pos], minlength=len(idx) * s)
-            yield idx, hist.reshape(len(idx), s).astype(np.int64, copy=False)
+        for lo in range(0, len(idx_all), step):
+            hi = min(lo + step, len(idx_all))
+            a0, a1 = int(starts[lo]), int(starts[hi])
+            cls = np.repeat(np.arange(hi - lo, dtype=np.int64) * s, entries[idx_all[lo:hi]])
+            w = None if weights is None else weights[a0:a1]
+            hist = np.bincount(cls + codes[a0:a1], weights=w, minlength=(hi - lo) * s)
+            yield idx_all[lo:hi], hist.astype(np.int64, copy=False).reshape(hi - lo, s)
 
     def singletons(self, a: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """``(idx, code)``: the classes of a single row and that row's code in column ``a``
         (their histograms are the one-hot rows of the identity matrix)."""
         idx = np.flatnonzero(self.sizes == 1)
-        return idx, self.sensitive[a].flat[self.offsets[idx]]
+        return idx, self.sensitive[a].codes[self.offsets[idx]]
 
     def overall(self, a: int) -> NDArray[np.int64]:
         """The whole table's ``(|S_a|,)`` counts."""
         col = self.sensitive[a]
-        return np.bincount(col.flat, minlength=col.s).astype(np.int64)
+        counts = np.bincount(col.codes, weights=self.weights, minlength=col.s)
+        return counts.astype(np.int64)
 
 
-def _natural(values: list[object]) -> list[object]:
-    present = [v for v in values if v is not None]
-    try:
-        present.sort()
-    except TypeError:
-        present.sort(key=lambda v: (type(v).__name__, str(v)))
-    return present + ([None] if len(present) < len(values) else [])
+def group(df: pl.DataFrame, qi: tuple[str, ...], sensitive: tuple[str, ...],
+          path: GroupPath | None = None) -> Classes:
+    """Group ``df`` by its released QI values (see the module docstring); ``path`` forces
+    one way (for tests), else a probe of the first rows chooses."""
+    path = path or _choose(df, qi, sensitive)
+    if path == "pairs":
+        return group_pairs(df, qi, sensitive)
+    if path == "values":
+        return group_by_values(df, qi, sensitive)
+    return group_rows(df, qi, sensitive)
 
 
-def encode(col: pl.Series) -> tuple[tuple[object, ...], pl.Series]:
-    """Dense codes of a column: ``values`` in natural order (missing last) and a UInt32
-    series of codes, ``values[code]`` being each row's value."""
-    if col.dtype.is_numeric():
-        return _encode_numeric(col)
-    text = col if col.dtype in (pl.String, pl.Categorical) else col.cast(pl.String)
-    phys = text.cast(pl.Categorical).to_physical()
-    top = phys.max()
-    fill = int(top) + 1 if isinstance(top, int) else 0  # the missing value's id
-    ids = phys.fill_null(fill).to_numpy().astype(np.int64, copy=False)
-    first = np.full(int(ids.max()) + 1, -1, dtype=np.int64)
-    first[ids[::-1]] = np.arange(len(ids) - 1, -1, -1, dtype=np.int64)
-    present = np.flatnonzero(first >= 0)
-    raw = text.gather(first[present]).to_list()
-    order = _natural(list(raw))
-    rank = {v: i for i, v in enumerate(order)}
-    lut = np.zeros(len(first), dtype=np.uint32)
-    lut[present] = [rank[v] for v in raw]
-    return tuple(order), pl.Series(col.name, lut[ids])
+def _choose(df: pl.DataFrame, qi: tuple[str, ...], sensitive: tuple[str, ...]) -> GroupPath:
+    """``pairs`` when the table's first rows suggest few distinct QI + sensitive combinations:
+    the share of probed rows whose combination occurs once in the probe (Good-Turing's
+    estimate of the chance that a further row brings a new combination) is at most
+    :data:`PAIRS_SHARE`. A wrong guess costs time, never exactness."""
+    if not sensitive:
+        return "pairs"  # one group_by over the QI columns either way
+    probe = df.head(PROBE_ROWS)
+    counts = probe.group_by([*qi, *sensitive]).len()["len"]
+    once = int((counts == 1).sum())
+    return "pairs" if once <= PAIRS_SHARE * probe.height else "rows"
 
 
-def _encode_numeric(col: pl.Series) -> tuple[tuple[object, ...], pl.Series]:
-    valid = ~col.is_null().to_numpy()
-    arr = col.drop_nulls().to_numpy()
-    if arr.dtype.kind in "iu" and len(arr) and int(arr.max()) - int(arr.min()) < 4 * len(arr):
-        lo = int(arr.min())
-        present = np.bincount((arr - lo).astype(np.int64)) > 0
-        lut = np.cumsum(present) - 1
-        uniq = np.flatnonzero(present) + lo
-        inv = lut[(arr - lo).astype(np.int64)]
-    else:
-        uniq, inv = np.unique(arr, return_inverse=True)
-    codes = np.full(len(valid), len(uniq), dtype=np.uint32)
-    codes[valid] = np.asarray(inv).reshape(-1)
-    values: list[object] = [v.item() for v in uniq]
-    if not valid.all():
-        values.append(None)
-    return tuple(values), pl.Series(col.name, codes)
+def group_pairs(df: pl.DataFrame, qi: tuple[str, ...],
+                sensitive: tuple[str, ...]) -> Classes:
+    """The pairs path: count each distinct QI + sensitive combination, then gather the
+    combinations of each class (exact: polars compares the values themselves)."""
+    taken = set(df.columns)
+    count_col, size_col = _fresh("__count", taken), _fresh("__size", taken)
+    if not sensitive:
+        return _classes(df.group_by(list(qi)).agg(pl.len().alias(size_col)), qi, size_col, [],
+                        None, "pairs")
+    combos = df.group_by([*qi, *sensitive]).agg(pl.len().alias(count_col))
+    grouped = combos.group_by(list(qi)).agg(
+        pl.col(count_col).sum().alias(size_col), pl.col(count_col), *map(pl.col, sensitive))
+    cols = [Sensitive(c, *encode(grouped[c].explode())) for c in sensitive]
+    weights = grouped[count_col].explode().to_numpy().astype(np.int64)
+    entries = grouped[count_col].list.len().to_numpy().astype(np.int64)
+    return _classes(grouped, qi, size_col, cols, weights, "pairs", entries)
 
 
-def group(df: pl.DataFrame, qi: tuple[str, ...], sensitive: tuple[str, ...]) -> Classes:
-    """Group ``df`` by its released QI values (see module docstring).
-
-    Each QI column gets exact dense integer codes (equal values, and only equal values, share
-    a code; null is a code of its own); the codes are packed into one integer key per row and
-    the rows are sorted by it, so each class is one run of the sorted order. Tables whose
-    packed key would not fit in 62 bits fall back to one polars ``group_by``.
-    """
-    encoded = [encode(df[c]) for c in sensitive]
-    packed = _packed_key(df, qi)
-    if packed is None:
-        return _group_polars(df, qi, sensitive, encoded)
-    order = np.argsort(packed)  # rows of one class become one run (any order inside it)
-    key_sorted = packed[order]
-    starts = np.flatnonzero(np.r_[True, key_sorted[1:] != key_sorted[:-1]])
-    offsets = np.r_[starts, len(order)].astype(np.int64)
-    sizes = np.diff(offsets)
-    cols = tuple(
-        Sensitive(name, values, codes.to_numpy().astype(np.int64)[order])
-        for name, (values, codes) in zip(sensitive, encoded, strict=True))
-    return Classes(df.select(qi), order[starts].astype(np.int64), sizes, offsets, cols)
-
-
-def _dense_codes(col: pl.Series) -> NDArray[np.int64]:
-    """Exact dense codes ``0..u-1`` of a column (null, and NaN, a code of their own)."""
-    if col.dtype.is_integer() and col.null_count() == 0:
-        a = col.to_numpy().astype(np.int64, copy=False)
-        lo = int(a.min()) if len(a) else 0
-        if len(a) and int(a.max()) - lo < 4 * len(a) + 1024:
-            raw = a - lo
-        else:
-            return np.unique(a, return_inverse=True)[1].reshape(-1).astype(np.int64)
-    else:
-        text = col if col.dtype in (pl.String, pl.Categorical) else col.cast(pl.String)
-        phys = text.cast(pl.Categorical).to_physical()
-        top = phys.max()
-        fill = int(top) + 1 if isinstance(top, int) else 0
-        raw = phys.fill_null(fill).to_numpy().astype(np.int64, copy=False)
-    present = np.zeros(int(raw.max()) + 1 if len(raw) else 1, dtype=bool)
-    present[raw] = True
-    remap = np.cumsum(present, dtype=np.int64) - 1
-    return remap[raw]
-
-
-def _packed_key(df: pl.DataFrame, qi: tuple[str, ...]) -> NDArray[np.int64] | None:
-    """One int64 per row, equal exactly when the rows' QI values are equal; None if the
-    mixed-radix product of the columns' cardinalities exceeds 2**62."""
-    key = np.zeros(df.height, dtype=np.int64)
-    total = 1
-    for c in qi:
-        codes = _dense_codes(df[c])
-        card = int(codes.max()) + 1 if len(codes) else 1
-        total *= card
-        if total >= 2**62:
-            return None
-        key = key * card + codes
-    return key
-
-
-def _group_polars(df: pl.DataFrame, qi: tuple[str, ...], sensitive: tuple[str, ...],
-                  encoded: list[tuple[tuple[object, ...], pl.Series]]) -> Classes:
-    """The general path: one polars ``group_by`` collecting each class's sensitive codes."""
+def group_rows(df: pl.DataFrame, qi: tuple[str, ...], sensitive: tuple[str, ...]) -> Classes:
+    """The rows path: hashes of the sensitive values gathered per class, decoded exactly."""
     taken = set(df.columns)
     size_col = _fresh("__size", taken)
-    row_col = _fresh("__row", taken)
-    code_cols = [_fresh(f"__s{i}", taken) for i in range(len(sensitive))]
-    frame = df.select(qi).with_columns(
-        [codes.alias(name) for (_, codes), name in zip(encoded, code_cols, strict=True)]
-    ).with_row_index(row_col)
-    grouped = frame.group_by(list(qi)).agg(pl.len().alias(size_col), pl.col(row_col).first(),
-                                           *[pl.col(c) for c in code_cols])
+    hash_cols = [_fresh(f"__h{i}", taken) for i in range(len(sensitive))]
+    grouped = df.group_by(list(qi)).agg(
+        pl.len().alias(size_col),
+        *[pl.col(c).hash(seed=SEED).alias(h) for c, h in zip(sensitive, hash_cols, strict=True)])
+    cols = []
+    for c, h in zip(sensitive, hash_cols, strict=True):
+        coded = by_hash(df[c], grouped[h].explode().to_numpy())
+        if coded is None:
+            return group_by_values(df, qi, sensitive)
+        cols.append(Sensitive(c, *coded))
+    return _classes(grouped, qi, size_col, cols, None, "rows")
+
+
+def group_by_values(df: pl.DataFrame, qi: tuple[str, ...],
+                    sensitive: tuple[str, ...]) -> Classes:
+    """The rows path without hashing: each class collects its rows' sensitive values, which
+    are encoded exactly (slower; used on a hash collision)."""
+    taken = set(df.columns)
+    size_col = _fresh("__size", taken)
+    value_cols = [_fresh(f"__v{i}", taken) for i in range(len(sensitive))]
+    grouped = df.group_by(list(qi)).agg(
+        pl.len().alias(size_col),
+        *[pl.col(c).alias(v) for c, v in zip(sensitive, value_cols, strict=True)])
+    cols = [Sensitive(c, *encode(grouped[v].explode().rename(c)))
+            for c, v in zip(sensitive, value_cols, strict=True)]
+    return _classes(grouped, qi, size_col, cols, None, "values")
+
+
+def _classes(grouped: pl.DataFrame, qi: tuple[str, ...], size_col: str,
+             cols: list[Sensitive], weights: NDArray[np.int64] | None, path: GroupPath,
+             entries: NDArray[np.int64] | None = None) -> Classes:
+    """``entries``: each class's number of entries (its size when each row is one)."""
     sizes = grouped[size_col].to_numpy().astype(np.int64)
     offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
-    np.cumsum(sizes, out=offsets[1:])
-    cols = tuple(
-        Sensitive(name, values, grouped[c].explode().to_numpy().astype(np.int64))
-        for name, (values, _), c in zip(sensitive, encoded, code_cols, strict=True))
-    rep = grouped[row_col].to_numpy().astype(np.int64)
-    return Classes(df.select(qi), rep, sizes, offsets, cols)
+    np.cumsum(sizes if entries is None else entries, out=offsets[1:])
+    return Classes(grouped.select(qi), sizes, offsets, weights, tuple(cols), path)
+
+
+def _ordered(col: pl.Series) -> tuple[pl.Series, tuple[object, ...]]:
+    """The distinct values of ``col`` in natural order (numbers by value, anything else by
+    its text; missing last) and those values as Python objects."""
+    u = col.unique()
+    text = u if u.dtype.is_numeric() else u.cast(pl.String)
+    order = text.arg_sort(nulls_last=True)
+    return u.gather(order), tuple(text.gather(order).to_list())
+
+
+def by_hash(col: pl.Series, flat: NDArray[np.uint64]
+            ) -> tuple[tuple[object, ...], NDArray[np.int64]] | None:
+    """``(values, codes)`` for the hashes ``flat`` of ``col``'s rows (any order), or None if
+    the hashes do not identify the values one-to-one."""
+    u, values = _ordered(col)
+    hu = u.hash(seed=SEED).to_numpy()
+    if len(np.unique(hu)) != len(hu):
+        return None  # two distinct values share a hash
+    codes = _lookup(hu, flat)
+    if codes is None or not np.array_equal(hu[codes], flat):
+        return None  # a row's hash is not among its column's distinct values' hashes
+    return values, codes
+
+
+def _lookup(hu: NDArray[np.uint64], flat: NDArray[np.uint64]) -> NDArray[np.int64] | None:
+    """Index into the distinct hashes ``hu`` of each hash in ``flat`` (unchecked: the caller
+    compares ``hu[codes]`` with ``flat``): a direct table on some bit field of the hash in
+    which the distinct hashes do not collide, else a binary search."""
+    k = len(hu)
+    if k == 1:
+        return np.zeros(len(flat), dtype=np.int64)
+    for bits in range(max(8, 2 * k.bit_length()), _DIRECT_BITS + 1):
+        mask = np.uint64((1 << bits) - 1)
+        for shift in range(0, 64 - bits + 1, 4):
+            slots = (hu >> np.uint64(shift)) & mask
+            if np.bincount(slots.astype(np.int64), minlength=1 << bits).max() == 1:
+                table = np.zeros(1 << bits, dtype=np.int64)
+                table[slots.astype(np.int64)] = np.arange(k, dtype=np.int64)
+                return table[((flat >> np.uint64(shift)) & mask).astype(np.int64)]
+    order = np.argsort(hu)
+    pos = np.minimum(np.searchsorted(hu[order], flat), k - 1)
+    return order[pos].astype(np.int64)
+
+
+def encode(col: pl.Series) -> tuple[tuple[object, ...], NDArray[np.int64]]:
+    """Exact dense codes of a column: ``values`` in natural order (missing last) and each
+    row's code, ``values[code]`` being its value (the reference encoding: no hashing)."""
+    _, values = _ordered(col)
+    text = col if col.dtype.is_numeric() else col.cast(pl.String)
+    codes = text.rank("dense").fill_null(len(values)).to_numpy().astype(np.int64) - 1
+    if len(codes) and int(codes.max()) + 1 != len(values):
+        raise AssertionError(f"column {col.name!r}: ranks and distinct values disagree")
+    return values, codes
 
 
 def _fresh(name: str, taken: set[str]) -> str:

@@ -6,8 +6,8 @@ value and a missing value is a value of its own), and each model's own exact tes
 class. Row order and row labels do not matter. The verifier never reads a release plan and
 imports no algorithm, transform or engine code (a test enforces this).
 
-Complexity: one hash group-by over the ``n`` rows on the ``m`` QI columns, plus
-O(n + classes x |S|) numpy work per sensitive column and model.
+Complexity: one hash group-by over the ``n`` rows on the ``m`` QI columns (which also hashes
+the sensitive values), plus O(n + classes x |S|) numpy work per sensitive column and model.
 """
 
 from __future__ import annotations
@@ -179,19 +179,25 @@ def _stars(classes: Classes, star: str) -> tuple[int, int, int]:
             or isinstance(frame[c].dtype, pl.Enum)]
     if not text:
         return 0, 0, 0
-    per_row = frame.select(pl.sum_horizontal(
+    per_class = frame.select(pl.sum_horizontal(
         [(pl.col(c).cast(pl.String) == star).fill_null(False) for c in text]))
-    per = per_row.to_series().to_numpy().astype(np.int64)[classes.rep]  # equal in a class
+    per = per_class.to_series().to_numpy().astype(np.int64)
     sizes = classes.sizes
     return (int((per * sizes).sum()), int(sizes[per > 0].sum()),
             int(sizes[per == frame.width].sum()))
 
 
 def _summary(sizes: NDArray[np.int64]) -> SizeSummary:
-    edges = np.asarray(_BUCKETS, dtype=np.int64)
-    where = np.searchsorted(edges, sizes, side="right") - 1
-    counts = np.bincount(where, minlength=len(edges))
+    """Min, median, max and bucket counts of the class sizes, from one count per size."""
+    per_size = np.bincount(sizes)  # classes of each size (sizes are at most n)
+    cum = np.cumsum(per_size)
+    g = int(cum[-1])
+    lo_mid = int(np.searchsorted(cum, (g - 1) // 2, side="right"))  # sizes in sorted order,
+    hi_mid = int(np.searchsorted(cum, g // 2, side="right"))  # at positions (g-1)//2, g//2
+    edges = np.minimum(np.asarray(_BUCKETS, dtype=np.int64), len(per_size))
+    below = np.r_[0, cum][edges]  # classes smaller than each bucket's lower edge
+    counts = np.diff(np.r_[below, g])
     labels = [str(lo) if hi - lo == 1 else f"{lo}-{hi - 1}"
               for lo, hi in pairwise(_BUCKETS)] + [f"{_BUCKETS[-1]}+"]
-    return SizeSummary(int(sizes.min()), float(np.median(sizes)), int(sizes.max()),
+    return SizeSummary(int(sizes.min()), (lo_mid + hi_mid) / 2, int(sizes.max()),
                        tuple(zip(labels, (int(c) for c in counts), strict=True)))
