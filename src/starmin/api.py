@@ -68,13 +68,29 @@ def implied_k(model: PrivacyModel) -> int:
 
 def lower_bounds(rt: RowTypes, model: PrivacyModel, progress: Progress | None = None
                  ) -> dict[str, int]:
-    """Proven lower bounds on the optimal number of stars (see docs/algorithms/lower-bounds)."""
+    """Proven lower bounds on the optimal number of stars (see docs/algorithms/lower-bounds):
+    the k-anonymity bounds for the class size the model implies, and the star-free and pattern
+    bounds of each t-closeness part. A bound for one part of a combination bounds the whole."""
     from starmin.algorithms.bounds import k_anonymity_lower_bounds
+    from starmin.algorithms.t_closeness_bound import t_closeness_lower_bounds
+    from starmin.models.t_closeness import TCloseness
 
+    out: dict[str, int] = {}
     k = implied_k(model)
-    if k <= 1:
-        return {"best": 0}
-    return dict(k_anonymity_lower_bounds(rt, k, progress=progress))
+    if k > 1:
+        out.update(k_anonymity_lower_bounds(rt, k, progress=progress))
+        out.pop("best", None)
+    t_parts = [m for m in _parts(model) if isinstance(m, TCloseness)]
+    for m in t_parts:
+        for name, v in t_closeness_lower_bounds(rt, m, progress=progress).items():
+            out[name] = max(out.get(name, 0), v)
+    out["best"] = max(out.values(), default=0)
+    return out
+
+
+def _parts(model: PrivacyModel) -> list[PrivacyModel]:
+    parts = getattr(model, "models", None) or getattr(model, "parts", None)
+    return [q for p in parts for q in _parts(p)] if parts else [model]
 
 
 def anonymize(

@@ -70,6 +70,17 @@ def test_info(census_csv: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert "n = 3000 rows, m = 5 QIs" in text and "k = 5: optimum >=" in text
 
 
+def test_info_t_closeness_bound(census_csv: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["-q", "info", str(census_csv), "--qi", QI, "--sensitive", "occupation",
+                 "--k", "2", "--t", "0.2"]) == 0
+    line = [x for x in capsys.readouterr().out.splitlines() if x.startswith("t = 0.2")]
+    assert line and int(line[0].split(">=")[1].split()[0]) > 0
+    assert main(["-q", "info", str(census_csv), "--qi", QI, "--t", "0.2"]) == 2
+    assert "--t needs a sensitive column" in capsys.readouterr().err
+    assert main(["-q", "info", str(census_csv), "--qi", QI, "--sensitive", "occupation",
+                 "--t", "1.5"]) == 2
+
+
 def test_help_states_guarantees(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["anonymize", "--help"])

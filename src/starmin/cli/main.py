@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from starmin.cli.args import add_model_args, add_table_args, model_params
-from starmin.errors import StarminError, VerificationFailed
+from starmin.errors import InvalidInput, StarminError, VerificationFailed
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -61,6 +61,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_table_args(i)
     i.add_argument("--k", type=int, action="append",
                    help="k for the k-anonymity lower bounds (repeatable; default 2, 5, 10)")
+    i.add_argument("--t", type=float, action="append",
+                   help="t for the t-closeness lower bounds, equal distance "
+                        "(repeatable; needs --sensitive; default: none)")
 
     sub.add_parser("methods", help="list the algorithms and their guarantees")
     return parser
@@ -146,11 +149,16 @@ def verdict_text(d: dict[str, Any]) -> str:
 
 def cmd_info(ns: argparse.Namespace) -> int:
     from starmin.algorithms.bounds import k_anonymity_lower_bounds
+    from starmin.algorithms.t_closeness_bound import t_closeness_lower_bounds
     from starmin.data.schema import Schema
     from starmin.engines.local import LocalEngine
     from starmin.io.tables import read_table
+    from starmin.models.t_closeness import TCloseness
 
     say = _progress(ns.quiet)
+    t_models = [(t, TCloseness(t)) for t in ns.t or []]  # bad t: an error before any work
+    if t_models and not ns.sensitive:
+        raise InvalidInput("--t needs a sensitive column: add --sensitive COLUMN")
     rt = LocalEngine().to_row_types(read_table(str(ns.input)),
                                     Schema.of(ns.qi, ns.sensitive)).row_types
     print(f"n = {rt.n} rows, m = {rt.m} QIs, t_in = {rt.t_in} row types")
@@ -165,6 +173,10 @@ def cmd_info(ns: argparse.Namespace) -> int:
         b = k_anonymity_lower_bounds(rt, k, progress=say)
         parts = ", ".join(f"{name} {v}" for name, v in b.items() if name != "best")
         print(f"k = {k}: optimum >= {b['best']} stars ({parts})")
+    for t, model in t_models:
+        b = t_closeness_lower_bounds(rt, model, progress=say)
+        parts = ", ".join(f"{name} {v}" for name, v in b.items())
+        print(f"t = {t} (equal distance): optimum >= {max(b.values())} stars ({parts})")
     return EXIT_OK
 
 

@@ -1,0 +1,176 @@
+"""The t-closeness lower bounds (star-free, pattern) never exceed the optimum (brute force),
+the star-free rows are bounded from above (enumeration), and the bounds are not vacuous."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from starmin.algorithms.exact import brute_force
+from starmin.algorithms.t_closeness_bound import (
+    min_distance,
+    star_free_bound,
+    star_free_rows,
+    t_closeness_lower_bounds,
+)
+from starmin.api import lower_bounds
+from starmin.data.rowtypes import RowTypes
+from starmin.errors import Infeasible
+from starmin.models import (
+    AllOf,
+    HierarchicalDistance,
+    KAnonymity,
+    MatrixDistance,
+    OrderedDistance,
+    TCloseness,
+)
+from tests.helpers.tables import random_table, two_sensitive_table
+
+HIERARCHY = HierarchicalDistance((("0", "a", "*"), ("1", "a", "*"), ("2", "b", "*")))
+MATRIX = MatrixDistance([[0, 0.5, 1], [0.5, 0, 0.7], [1, 0.7, 0]])
+DISTANCES = {"equal": None, "ordered": OrderedDistance(), "hierarchical": HIERARCHY,
+             "matrix": MATRIX}
+
+
+def _model(t: float, distance: str) -> TCloseness:
+    d = DISTANCES[distance]
+    return TCloseness(t) if d is None else TCloseness(t, d)
+
+
+@pytest.mark.parametrize("distance", sorted(DISTANCES))
+@pytest.mark.parametrize("t", [0.0, 0.15, 0.3, 0.5])
+@pytest.mark.parametrize("seed", range(8))
+def test_bound_never_exceeds_the_brute_force_optimum(distance: str, t: float, seed: int) -> None:
+    rt = random_table(7000 + seed, 5 + seed % 4, m=3, values=[2, 2, 3], s=3)
+    model = _model(t, distance)
+    try:
+        optimum = brute_force.solve(rt, model).stars
+    except Infeasible:
+        return
+    b = t_closeness_lower_bounds(rt, model)
+    assert b["t-star-free"] == star_free_bound(rt, model) <= b["t-pattern"] <= optimum
+
+
+def test_bounds_are_not_vacuous_on_small_tables() -> None:
+    free = pattern = 0
+    for seed in range(8):
+        rt = random_table(7000 + seed, 5 + seed % 4, m=3, values=[2, 2, 3], s=3)
+        b = t_closeness_lower_bounds(rt, TCloseness(0.15))
+        free += b["t-star-free"] > 0
+        pattern += b["t-pattern"] > b["t-star-free"]
+        assert b["t-pattern"] <= brute_force.solve(rt, TCloseness(0.15)).stars
+    assert free >= 4 and pattern >= 1
+
+
+def test_capped_patterns_still_bound() -> None:
+    rt = random_table(99, 9, m=3, values=[2, 2, 3], s=3)
+    optimum = brute_force.solve(rt, TCloseness(0.1)).stars
+    for cap in (0, 1, 3, 7):
+        b = t_closeness_lower_bounds(rt, TCloseness(0.1), max_patterns=cap)
+        assert b["t-star-free"] <= b["t-pattern"] <= optimum
+
+
+def _largest_close_part(c: list[int], o: np.ndarray, tau: float) -> int:
+    """The largest sub-multiset of ``c`` within total variation ``tau`` of ``o`` (enumerated,
+    in exact integer arithmetic)."""
+    N = int(o.sum())
+    best = 0
+    for x in itertools.product(*(range(v + 1) for v in c)):
+        X = sum(x)
+        if X == 0:
+            continue
+        tv_num = sum(max(0, int(ov) * X - xv * N) for xv, ov in zip(x, o, strict=True))
+        if tv_num <= tau * X * N + 1e-9:
+            best = max(best, X)
+    return best
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 4), min_size=3, max_size=3), min_size=1, max_size=4),
+       st.lists(st.integers(1, 9), min_size=3, max_size=3),
+       st.sampled_from([0.0, 0.1, 0.2, 0.34, 0.5, 0.9]))
+def test_star_free_rows_bound_each_row_type_from_above(rows: list[list[int]], o: list[int],
+                                                        tau: float) -> None:
+    c = np.asarray(rows, dtype=np.int64)
+    oa = np.asarray(o, dtype=np.int64)
+    got = star_free_rows(c, oa, tau)
+    for i, row in enumerate(rows):
+        assert _largest_close_part(row, oa, tau) <= got[i] <= sum(row)
+
+
+def test_star_free_rows_literal_cases() -> None:
+    o = np.array([1, 1])  # the table is half a, half b
+    c = np.array([[1, 0], [1, 1], [3, 1], [0, 0]])
+    # one row alone is at TV 1/2; a pair (1, 1) is at 0; (3, 1) holds at most (1, 1) at
+    # TV 0 and (2, 1) at TV 1/6
+    assert star_free_rows(c, o, 0.0).tolist() == [0, 2, 2, 0]
+    assert star_free_rows(c, o, 0.2).tolist() == [0, 2, 3, 0]
+    assert star_free_rows(c, o, 0.5).tolist() == [1, 2, 4, 0]
+
+
+def test_every_row_needs_a_star_when_no_row_type_can_be_close() -> None:
+    # four rows, four distinct QI vectors, two values: any single row is at TV 1/2 > 0.2
+    rt = RowTypes.from_arrays(np.array([[0, 0], [0, 1], [1, 0], [1, 1]]), np.array([0, 1, 0, 1]))
+    assert star_free_bound(rt, TCloseness(0.2)) == 4
+    # one star leaves pairs agreeing on the other column, e.g. {00, 01}: values 0, 1 (TV 0)
+    assert t_closeness_lower_bounds(rt, TCloseness(0.2))["t-pattern"] == 4
+    assert brute_force.solve(rt, TCloseness(0.2)).stars == 4
+    assert star_free_bound(rt, TCloseness(0.5)) == 0  # TV 1/2 <= 0.5: rows may stand alone
+
+
+def test_min_distance_per_ground_distance() -> None:
+    vals = [0, 1, 2]
+    assert min_distance(TCloseness(0.1).distance, vals) == 1.0
+    assert min_distance(OrderedDistance(), vals) == 0.5
+    assert min_distance(HIERARCHY, ["0", "1", "2"]) == 0.5
+    assert min_distance(MATRIX, vals) == 0.5
+    assert min_distance(OrderedDistance(), [7]) == float("inf")
+
+
+def test_lower_bounds_combine_k_and_t_parts() -> None:
+    rt = random_table(11, 40, m=3, values=[3, 3, 3], s=3)
+    both = lower_bounds(rt, AllOf(KAnonymity(3), TCloseness(0.1)))
+    k_only = lower_bounds(rt, KAnonymity(3))
+    t_only = lower_bounds(rt, TCloseness(0.1))
+    assert both["t-pattern"] == t_only["t-pattern"] == t_only["best"]
+    assert both["best"] == max(k_only["best"], t_only["best"])
+    assert "t-star-free" not in k_only
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_two_sensitive_columns_bound_below_brute_force(seed: int) -> None:
+    rt = two_sensitive_table(4000 + seed, 5 + seed % 4)
+    model = TCloseness(0.2)
+    try:
+        optimum = brute_force.solve(rt, model).stars
+    except Infeasible:
+        return
+    b = t_closeness_lower_bounds(rt, model)
+    assert b["t-star-free"] <= b["t-pattern"] <= optimum
+
+
+def test_a_class_exactly_at_t_counts_as_close() -> None:
+    # one row of value 1 against the table (1, 2, 2): TV = 0.2 + 0.4 = 0.6 exactly, and the
+    # float sum 0.2 + 0.4 exceeds 0.6; the row must still count as star-free
+    assert star_free_rows(np.array([[0, 1, 0]]), np.array([1, 2, 2]), 0.6).tolist() == [1]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10_000), st.integers(3, 7),
+       st.sampled_from(["0", "1/6", "0.2", "0.25", "1/3", "0.4", "0.5", "2/3"]),
+       st.sampled_from(["equal", "ordered"]))
+def test_bounds_below_brute_force_at_boundary_values_of_t(seed: int, n: int, t: str,
+                                                           distance: str) -> None:
+    from fractions import Fraction
+    rt = random_table(seed, n, m=2, values=[2, 3], s=3)
+    model = _model(Fraction(t), distance)
+    try:
+        optimum = brute_force.solve(rt, model).stars
+    except Infeasible:
+        return
+    b = t_closeness_lower_bounds(rt, model)
+    assert b["t-star-free"] <= b["t-pattern"] <= optimum
