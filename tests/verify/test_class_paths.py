@@ -164,3 +164,16 @@ def test_size_summary_matches_a_sort_based_reference(sizes: list[int]) -> None:
     want = np.bincount(np.searchsorted(edges, arr, side="right") - 1, minlength=len(edges))
     assert (got.min, got.median, got.max) == (min(sizes), float(np.median(arr)), max(sizes))
     assert [c for _, c in got.buckets] == want.tolist()
+
+
+@pytest.mark.parametrize("path", ["pairs", "rows", "values", None])
+def test_column_names_that_clash_with_helper_names(path: str | None) -> None:
+    df = pl.DataFrame({"len": [1, 1, 2, 2], "__size": ["a", "a", "b", "b"],
+                       "__count": [1, 2, 1, 2], "__h0": ["x", "y", "x", "y"],
+                       "__v0": ["p", "q", "p", "q"]})
+    for qi, s in ((("len", "__size"), ("__count",)), (("len", "__size"), ("__h0", "__v0"))):
+        cls = group(df, qi, s, path)  # type: ignore[arg-type]
+        assert cls.g == 2 and sorted(cls.sizes.tolist()) == [2, 2]
+        assert all(col.s == 2 for col in cls.sensitive)
+    report = verify(df, ["len", "__size"], "__count", [KAnonymity(2), LDiversity(2)])
+    assert report.passed

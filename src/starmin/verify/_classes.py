@@ -153,7 +153,8 @@ def _choose(df: pl.DataFrame, qi: tuple[str, ...], sensitive: tuple[str, ...]) -
     if not sensitive:
         return "pairs"  # one group_by over the QI columns either way
     probe = df.head(PROBE_ROWS)
-    counts = probe.group_by([*qi, *sensitive]).len()["len"]
+    count_col = _fresh("__count", set(df.columns))
+    counts = probe.group_by([*qi, *sensitive]).agg(pl.len().alias(count_col))[count_col]
     once = int((counts == 1).sum())
     return "pairs" if once <= PAIRS_SHARE * probe.height else "rows"
 
