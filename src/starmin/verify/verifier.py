@@ -3,11 +3,14 @@
 Guarantee: exact. The verdict depends only on the released table and the models: classes are
 the groups of rows with equal released QI vectors (what an attacker sees; ``*`` is an ordinary
 value and a missing value is a value of its own), and each model's own exact test decides every
-class. Row order and row labels do not matter. The verifier never reads a release plan and
-imports no algorithm, transform or engine code (a test enforces this).
+class. Row order and row labels do not matter. Values compare as polars compares them when it
+groups: in an in-memory float column ``0.0`` equals ``-0.0`` and every NaN equals every NaN;
+a CSV file is read as text, so there values compare as written. The verifier never reads a
+release plan and imports no algorithm, transform or engine code (a test enforces this).
 
-Complexity: one hash group-by over the ``n`` rows on the ``m`` QI columns (which also hashes
-the sensitive values), plus O(n + classes x |S|) numpy work per sensitive column and model.
+Complexity: one hash group-by over the ``n`` rows on the ``m`` QI columns and the sensitive
+columns (or the QI columns alone, hashing the sensitive values; see ``_classes``), plus
+O(n + classes x |S|) numpy work per sensitive column and model.
 """
 
 from __future__ import annotations
