@@ -177,3 +177,75 @@ def test_column_names_that_clash_with_helper_names(path: str | None) -> None:
         assert all(col.s == 2 for col in cls.sensitive)
     report = verify(df, ["len", "__size"], "__count", [KAnonymity(2), LDiversity(2)])
     assert report.passed
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10_000), st.sampled_from(["pairs", "rows"]))
+def test_compact_histograms_agree_with_full_ones(seed: int, path: str) -> None:
+    from starmin.models import (
+        DistinctLDiversity,
+        EntropyLDiversity,
+        OrderedDistance,
+        PSensitiveKAnonymity,
+        RecursiveCLDiversity,
+        TCloseness,
+    )
+    from starmin.verify import verifier
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(50, 400))
+    df = pl.DataFrame({"q": rng.integers(0, n // 3, n),  # many classes, singletons among them
+                       "r": rng.choice(["a", "b"], n).tolist(),
+                       "s": rng.integers(0, 150, n)})
+    support_only = [LDiversity(2), DistinctLDiversity(2), EntropyLDiversity(2),
+                    RecursiveCLDiversity(3, 2), PSensitiveKAnonymity(2, 2), TCloseness(0.6)]
+    models = [*support_only, TCloseness(0.9, OrderedDistance())]  # the last: full histograms
+    assert all(getattr(m, "support_only", False) for m in support_only)
+    assert not getattr(models[-1], "support_only", False)
+
+    def run() -> list[tuple[object, ...]]:
+        cls = group(df, ("q", "r"), ("s",), path)  # type: ignore[arg-type]
+        out = []
+        for ms in (support_only, models[-1:]):
+            for c in verifier._check_column(cls, 0, "s", ms):
+                out.append((c.name, c.passed, c.violating_classes, c.violating_rows,
+                            round(c.worst or 0.0, 12), [e.as_dict() for e in c.examples]))
+        return out
+
+    compact = run()
+    old = verifier.COMPACT_MIN_VALUES
+    verifier.COMPACT_MIN_VALUES = 10**9
+    try:
+        full = run()
+    finally:
+        verifier.COMPACT_MIN_VALUES = old
+    assert compact == full
+
+
+def test_many_sensitive_values_use_compact_histograms() -> None:
+    rng = np.random.default_rng(5)
+    n = 20_000
+    df = pl.DataFrame({"q": rng.integers(0, n // 5, n), "s": rng.integers(0, 20_000, n)})
+    cls = group(df, ("q",), ("s",))
+    chunks = list(cls.compact_chunks(0))
+    assert sum(len(idx) for idx, _, _, _ in chunks) == cls.g
+    assert max(h.size for _, h, _, _ in chunks) <= _classes.COMPACT_CELLS
+    for _, hist, overall, values in chunks:
+        assert hist[:, -1].sum() == 0 and values[-1] == _classes.OTHER
+        assert overall.sum() == n
+    report = verify(df, ["q"], "s", [LDiversity(2)])
+    assert report.check("2-diversity", "s").violating_classes > 0
+
+
+def test_one_row_classes_judged_in_batches_agree(monkeypatch: pytest.MonkeyPatch) -> None:
+    from starmin.models import OrderedDistance, TCloseness
+    from starmin.verify import verifier
+
+    rng = np.random.default_rng(8)
+    n = 300
+    df = pl.DataFrame({"q": rng.integers(0, 200, n), "s": rng.integers(0, 90, n)})
+    models = [TCloseness(0.3, OrderedDistance()), TCloseness(0.2)]
+    want = verify(df, "q", "s", models).as_dict()
+    monkeypatch.setattr(verifier, "CHUNK_CELLS", 64)  # one value's one-hot row per batch
+    monkeypatch.setattr(verifier, "COMPACT_MIN_VALUES", 10**9)
+    assert verify(df, "q", "s", models).as_dict() == want

@@ -4,6 +4,12 @@ A model is a small frozen object, validated on construction. It judges many equi
 classes at once from a ``(classes, |S|)`` count matrix over one sensitive column's values.
 With several sensitive columns a model must hold for each of them; with none, the matrix is
 the ``(classes, 1)`` class sizes and only size-based models apply.
+
+A model may also declare ``support_only = True``: its verdict and measure for a class stay the
+same when the columns of values the class does not hold are merged into one column (whose
+``overall`` count is their sum). Frequency-based models (their zero counts do not matter) and
+t-closeness under the equal distance qualify; the verifier then judges tables with many
+sensitive values on compact histograms. Without the attribute a model is judged on full ones.
 """
 
 from __future__ import annotations

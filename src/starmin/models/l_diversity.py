@@ -75,6 +75,11 @@ class LDiversity:
     def uses_sensitive(self) -> bool:
         return True
 
+    @property
+    def support_only(self) -> bool:
+        """The verdict reads only the counts of the values a class holds (see base)."""
+        return True
+
     def evaluate(self, hist: NDArray[np.int64], overall: NDArray[np.int64],
                  values: Sequence[object]) -> Evaluation:
         h, _ = as_counts(hist, overall)
@@ -118,6 +123,11 @@ class DistinctLDiversity:
 
     @property
     def uses_sensitive(self) -> bool:
+        return True
+
+    @property
+    def support_only(self) -> bool:
+        """The verdict reads only the counts of the values a class holds (see base)."""
         return True
 
     def evaluate(self, hist: NDArray[np.int64], overall: NDArray[np.int64],
@@ -191,6 +201,11 @@ class EntropyLDiversity:
     def uses_sensitive(self) -> bool:
         return True
 
+    @property
+    def support_only(self) -> bool:
+        """The verdict reads only the counts of the values a class holds (see base)."""
+        return True
+
     def _judge(self, h: NDArray[np.int64]) -> tuple[NDArray[np.bool_], NDArray[np.float64]]:
         n = h.sum(axis=1).astype(np.float64)
         hf = h.astype(np.float64)
@@ -253,6 +268,11 @@ class RecursiveCLDiversity:
 
     @property
     def uses_sensitive(self) -> bool:
+        return True
+
+    @property
+    def support_only(self) -> bool:
+        """The verdict reads only the counts of the values a class holds (see base)."""
         return True
 
     def _judge(self, h: NDArray[np.int64]) -> tuple[NDArray[np.bool_], NDArray[np.float64]]:

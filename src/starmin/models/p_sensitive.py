@@ -39,6 +39,11 @@ class PSensitiveKAnonymity:
     def uses_sensitive(self) -> bool:
         return True
 
+    @property
+    def support_only(self) -> bool:
+        """The verdict reads only the counts of the values a class holds (see base)."""
+        return True
+
     def evaluate(self, hist: NDArray[np.int64], overall: NDArray[np.int64],
                  values: Sequence[object]) -> Evaluation:
         h, _ = as_counts(hist, overall)

@@ -96,6 +96,12 @@ class TCloseness:
     def uses_sensitive(self) -> bool:
         return True
 
+    @property
+    def support_only(self) -> bool:
+        """True for the equal distance: ``EMD = sum_v max(0, P_v - Q_v)`` reads only the values
+        a class holds (and the table's total); other distances move mass between values."""
+        return isinstance(self.distance, EqualDistance)
+
     def emd(self, hist: NDArray[np.int64], overall: NDArray[np.int64],
             values: Sequence[object]) -> NDArray[np.float64]:
         """``(classes,)`` EMD of each class to the whole table (for reports and tests)."""

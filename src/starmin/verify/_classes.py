@@ -32,6 +32,12 @@ CHUNK_CELLS = 1 << 18
 """Largest dense histogram built at once (classes x |S| entries; 2 MB keeps every pass of
 the models in cache)."""
 
+COMPACT_CELLS = 1 << 21
+"""Largest compact histogram built at once (see :meth:`Classes.compact_chunks`)."""
+
+OTHER = "<other values>"
+"""Label of the compact histograms' column that stands for every value a chunk does not hold."""
+
 SEED = 0
 """Seed of the sensitive-value hashes (any fixed value: the codes are exact either way)."""
 
@@ -120,6 +126,28 @@ class Classes:
             hist = np.bincount(cls + codes[a0:a1], weights=w, minlength=(hi - lo) * s)
             yield idx_all[lo:hi], hist.astype(np.int64, copy=False).reshape(hi - lo, s)
 
+    def compact_chunks(self, a: int) -> Iterator[tuple[NDArray[np.int64], NDArray[np.int64],
+                                                       NDArray[np.int64], list[object]]]:
+        """``(idx, hist, overall, values)`` covering every class once, each ``hist`` over only
+        the values its classes hold plus one last column for all other values (count 0 in
+        every class; its ``overall`` is their total): for models that read only the values a
+        class holds (``support_only``), with many sensitive values."""
+        col = self.sensitive[a]
+        full = self.overall(a)
+        total = int(full.sum())
+        entries = np.diff(self.offsets)
+        for lo, hi in _compact_bounds(self.offsets, COMPACT_CELLS):
+            a0, a1 = int(self.offsets[lo]), int(self.offsets[hi])
+            held, local = np.unique(col.codes[a0:a1], return_inverse=True)
+            width = len(held) + 1
+            cls = np.repeat(np.arange(hi - lo, dtype=np.int64) * width, entries[lo:hi])
+            w = None if self.weights is None else self.weights[a0:a1]
+            hist = np.bincount(cls + local.reshape(-1), weights=w, minlength=(hi - lo) * width)
+            overall = np.r_[full[held], total - int(full[held].sum())].astype(np.int64)
+            values = [col.values[int(v)] for v in held] + [OTHER]
+            yield (np.arange(lo, hi, dtype=np.int64),
+                   hist.astype(np.int64, copy=False).reshape(hi - lo, width), overall, values)
+
     def singletons(self, a: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """``(idx, code)``: the classes of a single row and that row's code in column ``a``
         (their histograms are the one-hot rows of the identity matrix)."""
@@ -131,6 +159,27 @@ class Classes:
         col = self.sensitive[a]
         counts = np.bincount(col.codes, weights=self.weights, minlength=col.s)
         return counts.astype(np.int64)
+
+
+def _compact_bounds(offsets: NDArray[np.int64], cells: int) -> Iterator[tuple[int, int]]:
+    """Runs ``[lo, hi)`` of classes, each as long as ``classes x (entries + 1) <= cells``
+    allows (at least one class): a bound on the size of its compact histogram."""
+    g = len(offsets) - 1
+    lo = 0
+    while lo < g:
+        step, hi = 1, lo + 1
+        while True:  # grow by doubling, then halve back: O(log) tests per run
+            nxt = min(g, lo + 2 * step)
+            if nxt == hi or (nxt - lo) * (int(offsets[nxt] - offsets[lo]) + 1) > cells:
+                break
+            hi, step = nxt, 2 * step
+        while step > 1:
+            step //= 2
+            nxt = min(g, hi + step)
+            if nxt > hi and (nxt - lo) * (int(offsets[nxt] - offsets[lo]) + 1) <= cells:
+                hi = nxt
+        yield lo, hi
+        lo = hi
 
 
 def group(df: pl.DataFrame, qi: tuple[str, ...], sensitive: tuple[str, ...],

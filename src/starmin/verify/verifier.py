@@ -26,12 +26,17 @@ from numpy.typing import NDArray
 from starmin.errors import InvalidInput
 from starmin.models.base import Evaluation, PrivacyModel
 from starmin.models.combine import AllOf
-from starmin.verify._classes import Classes, group
+from starmin.verify._classes import CHUNK_CELLS, Classes, group
 from starmin.verify._input import check_columns, names, to_frame
 from starmin.verify.report import ModelCheck, SizeSummary, VerificationReport, ViolatingClass
 
 EXAMPLES = 5
 """Violating classes listed per check."""
+
+COMPACT_MIN_VALUES = 64
+"""With more sensitive values than this, models that read only the values a class holds are
+judged on compact histograms (:meth:`Classes.compact_chunks`), O(entries) instead of
+O(classes x |S|)."""
 
 _BUCKETS = (1, 2, 5, 10, 20, 50, 100, 1000)
 
@@ -111,25 +116,42 @@ def _check_column(classes: Classes, a: int, name: str,
     if not models:
         return []
     g = classes.g
-    overall = classes.overall(a)
     values = classes.sensitive[a].values
     ok = [np.ones(g, dtype=bool) for _ in models]
     measure = [np.zeros(g, dtype=np.float64) for _ in models]
     first: list[Evaluation | None] = [None] * len(models)
-    one, code = classes.singletons(a)
-    if len(one):  # classes of one row: judge the |S| one-hot histograms once
-        eye = np.eye(len(values), dtype=np.int64)
+
+    def judge(idx: NDArray[np.int64], hist: NDArray[np.int64], overall: NDArray[np.int64],
+              vals: Sequence[object]) -> None:
         for j, m in enumerate(models):
-            ev = m.evaluate(eye, overall, values)
-            ok[j][one] = ev.ok[code]
-            measure[j][one] = ev.measure[code]
-            first[j] = ev
-    for idx, hist in classes.chunks(a):
-        for j, m in enumerate(models):
-            ev = m.evaluate(hist, overall, values)
+            ev = m.evaluate(hist, overall, vals)
             ok[j][idx] = ev.ok
             measure[j][idx] = ev.measure
             first[j] = first[j] or ev
+
+    if len(values) > COMPACT_MIN_VALUES and all(
+            getattr(m, "support_only", False) for m in models):
+        for idx, hist, overall, vals in classes.compact_chunks(a):
+            judge(idx, hist, overall, vals)
+    else:
+        overall = classes.overall(a)
+        one, code = classes.singletons(a)
+        if len(one):  # classes of one row: judge each value's one-hot histogram once
+            held, where = np.unique(code, return_inverse=True)
+            step = max(1, CHUNK_CELLS // max(len(values), 1))
+            for lo in range(0, len(held), step):
+                part = held[lo:lo + step]
+                eye = np.zeros((len(part), len(values)), dtype=np.int64)
+                eye[np.arange(len(part)), part] = 1
+                sel = (np.flatnonzero((where >= lo) & (where < lo + len(part)))
+                       if len(part) < len(held) else np.arange(len(one)))
+                for j, m in enumerate(models):
+                    ev = m.evaluate(eye, overall, values)
+                    ok[j][one[sel]] = ev.ok[where[sel] - lo]
+                    measure[j][one[sel]] = ev.measure[where[sel] - lo]
+                    first[j] = first[j] or ev
+        for idx, hist in classes.chunks(a):
+            judge(idx, hist, overall, values)
     out = []
     for j, m in enumerate(models):
         ev0 = first[j]
