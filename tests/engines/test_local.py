@@ -166,3 +166,23 @@ def test_pandas_and_arrow_inputs_convert() -> None:
     df = table()
     for src in (df.to_pandas(), df.to_arrow()):  # pandas, pyarrow: test extras
         assert read_table(src).shape == df.shape
+
+
+def test_too_many_sensitive_values_is_a_clear_error(monkeypatch: pytest.MonkeyPatch,
+                                                     tmp_path: Path) -> None:
+    from starmin.cli.main import main
+    from starmin.engines import local
+
+    rng = np.random.default_rng(0)
+    df = pl.DataFrame({"q": rng.integers(0, 50, 400), "s": np.arange(400)})  # all distinct
+    monkeypatch.setattr(local, "MAX_COUNT_CELLS", 1000)
+    with pytest.raises(InvalidInput, match=r"distinct values .* Coarsen the sensitive"):
+        LocalEngine().to_row_types(df, Schema.of(["q"], "s"))
+    src = tmp_path / "t.csv"
+    df.write_csv(src)
+    out = tmp_path / "out.csv"
+    assert main(["-q", "anonymize", str(src), "--qi", "q", "--sensitive", "s", "--l", "2",
+                 "-o", str(out)]) == 2
+    assert not out.exists() and not (tmp_path / "out.csv.report.json").exists()
+    # the verifier needs no such matrix: every class holds distinct values, so it is 2-diverse
+    assert main(["-q", "verify", str(src), "--qi", "q", "--sensitive", "s", "--l", "2"]) == 0

@@ -16,6 +16,9 @@ from starmin.transform.plan import STAR, ReleasePlan
 
 STAR_TEXT = "*"
 
+MAX_COUNT_CELLS = 1 << 27
+"""Largest row types x sensitive keys count matrix the local engine builds (1 GB of int64)."""
+
 
 @dataclass(frozen=True, eq=False)
 class LocalEncoded:
@@ -65,6 +68,7 @@ class LocalEngine:
         else:
             key_of_row = np.zeros(table.height, dtype=np.int64)
             s, keys, sdomains = 1, np.zeros((1, 0), dtype=np.int32), ()
+        check_count_matrix(t_in, s, schema.sensitive)
         counts = np.bincount(type_of_row * s + key_of_row, minlength=t_in * s)
         rt = RowTypes(schema.qi, codes, counts.reshape(t_in, s).astype(np.int64),
                       tuple(domains), schema.sensitive, keys, tuple(sdomains))
@@ -89,6 +93,20 @@ class LocalEngine:
             cols.append(pl.Series(c, lookup, dtype=pl.String).gather(idx))
         table = encoded.table.with_columns(cols)
         return table.drop(list(encoded.schema.identifiers))
+
+
+def check_count_matrix(t_in: int, s: int, sensitive: tuple[str, ...]) -> None:
+    """Refuse a ``(t_in, s)`` count matrix larger than :data:`MAX_COUNT_CELLS` with an error
+    that names the fix, rather than run out of memory: the algorithms need it dense."""
+    if t_in * s <= MAX_COUNT_CELLS:
+        return
+    gb = t_in * s * 8 / 1e9
+    which = ", ".join(sensitive)
+    raise InvalidInput(
+        f"the sensitive column(s) {which} hold {s:,} distinct values (combinations) over "
+        f"{t_in:,} row types: the row-type count matrix would need {gb:,.1f} GB. Coarsen the "
+        f"sensitive attribute first (e.g. bucket a salary into ranges), or use fewer QI "
+        f"columns; `starmin verify` checks such tables without this matrix")
 
 
 def assign_outputs(type_of_row: NDArray[np.int64], key_of_row: NDArray[np.int64], s: int,
