@@ -82,7 +82,7 @@ def lower_bounds(rt: RowTypes, model: PrivacyModel, progress: Progress | None = 
         out.pop("best", None)
     t_parts = [m for m in _parts(model) if isinstance(m, TCloseness)]
     for m in t_parts:
-        for name, v in t_closeness_lower_bounds(rt, m, progress=progress).items():
+        for name, v in t_closeness_lower_bounds(rt, m, k=k, progress=progress).items():
             out[name] = max(out.get(name, 0), v)
     out["best"] = max(out.values(), default=0)
     return out

@@ -174,3 +174,29 @@ def test_bounds_below_brute_force_at_boundary_values_of_t(seed: int, n: int, t: 
         return
     b = t_closeness_lower_bounds(rt, model)
     assert b["t-star-free"] <= b["t-pattern"] <= optimum
+
+
+@pytest.mark.parametrize("k", [2, 3])
+@pytest.mark.parametrize("t", [0.1, 0.3])
+@pytest.mark.parametrize("seed", range(8))
+def test_bounds_with_a_class_size_below_brute_force(k: int, t: float, seed: int) -> None:
+    rt = random_table(8000 + seed, 6 + seed % 3, m=3, values=[2, 2, 3], s=3)
+    both = AllOf(KAnonymity(k), TCloseness(t))
+    try:
+        optimum = brute_force.solve(rt, both).stars
+    except Infeasible:
+        return
+    alone = t_closeness_lower_bounds(rt, TCloseness(t))
+    b = t_closeness_lower_bounds(rt, TCloseness(t), k=k)
+    assert alone["t-pattern"] <= b["t-pattern"] <= optimum
+    assert alone["t-star-free"] <= b["t-star-free"] <= b["t-pattern"]
+    assert lower_bounds(rt, both)["best"] <= optimum
+
+
+def test_a_class_size_tightens_the_bounds_somewhere() -> None:
+    gains = 0
+    for seed in range(8):
+        rt = random_table(8000 + seed, 6 + seed % 3, m=3, values=[2, 2, 3], s=3)
+        gains += (t_closeness_lower_bounds(rt, TCloseness(0.3), k=3)["t-pattern"]
+                  > t_closeness_lower_bounds(rt, TCloseness(0.3))["t-pattern"])
+    assert gains >= 2

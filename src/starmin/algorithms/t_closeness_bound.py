@@ -26,12 +26,16 @@ ordered distance over ``m`` values, ``1 / H`` for a hierarchy of height ``H``, t
 positive off-diagonal entry for a user matrix. With several sensitive columns each gives a
 bound; the largest is taken.
 
+With a class size ``k`` implied by the rest of the model (``--k 5 --t 0.2``), star-free classes
+hold at least ``k`` rows each, so row type ``i`` has no star-free row when ``Z_i < k``.
+
 The pattern bound (``t-pattern``) charges the rows that carry a star more than one. A row
 ``r`` whose class has star set ``S`` lies in the bucket ``B(S, r)`` of rows agreeing with it
 outside ``S`` (as in the k-anonymity pattern bound, docs/algorithms/lower-bounds.md), and its
-class is a t-close sub-multiset of that bucket with at least one row, so ``X*`` of the
-bucket's histogram is at least 1. With ``L_i`` the fewest columns ``S`` (at least one) for
-which the bucket of row type ``i`` passes that test::
+class is a t-close sub-multiset of that bucket with at least ``k`` rows (``k = 1`` for
+t-closeness alone), so ``min(|B|, floor X*)`` of the bucket is at least ``k``. With ``L_i``
+the fewest columns ``S`` (at least one) for which the bucket of row type ``i`` passes that
+test::
 
     OPT >= sum_i (n_i - Z_i) * L_i      (>= the star-free bound, as L_i >= 1).
 
@@ -77,19 +81,21 @@ MAX_PATTERNS = 4096
 """Default number of patterns the pattern bound enumerates (all ``2^m`` for ``m <= 12``)."""
 
 
-def t_closeness_lower_bounds(rt: RowTypes, model: TCloseness, *,
+def t_closeness_lower_bounds(rt: RowTypes, model: TCloseness, *, k: int = 1,
                              max_patterns: int = MAX_PATTERNS,
                              progress: Progress | None = None) -> dict[str, int]:
     """``{"t-star-free", "t-pattern"}`` lower bounds (module doc), each the largest over the
-    sensitive columns."""
+    sensitive columns. ``k``: a class size every class must reach as well (the model the
+    t-closeness is part of implies it; 1 for t-closeness alone)."""
     say = progress or silent
     out = {"t-star-free": 0, "t-pattern": 0}
     keys = PatternKeys(rt.codes)
     for hist, o, tau in _columns(rt, model):
-        need = hist.sum(axis=1) - star_free_rows(hist, o, tau)  # rows with >= 1 star
+        z = star_free_rows(hist, o, tau)
+        need = hist.sum(axis=1) - np.where(z >= k, z, 0)  # rows with >= 1 star
         out["t-star-free"] = max(out["t-star-free"], int(need.sum()))
         if need.any():
-            lev = _levels(keys, hist, o, tau, need > 0, max_patterns, say)
+            lev = _levels(keys, hist, o, tau, need > 0, max(1, k), max_patterns, say)
             out["t-pattern"] = max(out["t-pattern"], int((need * lev).sum()))
     return out
 
@@ -117,8 +123,10 @@ def _columns(rt: RowTypes, model: TCloseness) -> Iterator[tuple[IntArray, IntArr
 
 
 def _levels(keys: PatternKeys, hist: IntArray, o: IntArray, tau: float,
-            open_mask: NDArray[np.bool_], max_patterns: int, say: Progress) -> IntArray:
-    """``(t_in,)`` levels ``L_i`` (module doc) of the row types ``open_mask`` (1 elsewhere)."""
+            open_mask: NDArray[np.bool_], k: int, max_patterns: int, say: Progress
+            ) -> IntArray:
+    """``(t_in,)`` levels ``L_i`` (module doc) of the row types ``open_mask`` (1 elsewhere): a
+    bucket passes when it may hold a t-close class of at least ``k`` rows."""
     t_in, s = hist.shape
     m = keys.m
     lev = np.ones(t_in, dtype=np.int64)
@@ -141,7 +149,7 @@ def _levels(keys: PatternKeys, hist: IntArray, o: IntArray, tau: float,
             ob = inv[open_]
             cand = np.unique(ob)
             fits = np.zeros(nb, dtype=bool)
-            fits[cand] = star_free_rows(bucket[cand], o, tau) >= 1
+            fits[cand] = star_free_rows(bucket[cand], o, tau) >= k
             hit = fits[ob]
             lev[open_[hit]] = j
             open_ = open_[~hit]
