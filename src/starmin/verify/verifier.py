@@ -136,19 +136,23 @@ def _check_column(classes: Classes, a: int, name: str,
     else:
         overall = classes.overall(a)
         one, code = classes.singletons(a)
-        if len(one):  # classes of one row: judge each value's one-hot histogram once
-            held, where = np.unique(code, return_inverse=True)
-            step = max(1, CHUNK_CELLS // max(len(values), 1))
+        if len(one):  # classes of one row: judge each held value's one-hot histogram once
+            s = len(values)
+            held = np.flatnonzero(np.bincount(code, minlength=s))
+            step = max(1, CHUNK_CELLS // max(s, 1))
             for lo in range(0, len(held), step):
                 part = held[lo:lo + step]
-                eye = np.zeros((len(part), len(values)), dtype=np.int64)
+                eye = np.zeros((len(part), s), dtype=np.int64)
                 eye[np.arange(len(part)), part] = 1
-                sel = (np.flatnonzero((where >= lo) & (where < lo + len(part)))
-                       if len(part) < len(held) else np.arange(len(one)))
+                row = np.full(s, -1, dtype=np.int64)  # value -> row of ``eye``
+                row[part] = np.arange(len(part))
+                sel = np.arange(len(one)) if len(part) == len(held) else \
+                    np.flatnonzero(row[code] >= 0)
+                at = row[code[sel]]
                 for j, m in enumerate(models):
                     ev = m.evaluate(eye, overall, values)
-                    ok[j][one[sel]] = ev.ok[where[sel] - lo]
-                    measure[j][one[sel]] = ev.measure[where[sel] - lo]
+                    ok[j][one[sel]] = ev.ok[at]
+                    measure[j][one[sel]] = ev.measure[at]
                     first[j] = first[j] or ev
         for idx, hist in classes.chunks(a):
             judge(idx, hist, overall, values)
