@@ -158,3 +158,19 @@ def test_release_failing_verification_is_not_written(
     assert code == 1
     assert "failed independent verification" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_verify_compares_csv_values_as_written(tmp_path: Path) -> None:
+    # "02138" and "2138" are different released values: two classes of sizes 2 and 1
+    p = tmp_path / "rel.csv"
+    p.write_text("zip,s\n02138,x\n2138,y\n02138,x\n")
+    assert main(["-q", "verify", str(p), "--qi", "zip", "--k", "2"]) == 1
+    assert main(["-q", "verify", str(p), "--qi", "zip", "--k", "1"]) == 0
+
+
+def test_verify_refuses_a_repeated_header(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    p = tmp_path / "rel.csv"
+    p.write_text("a,a,s\n1,2,x\n")
+    assert main(["-q", "verify", str(p), "--qi", "a", "--k", "1"]) == 2
+    assert "two columns named 'a'" in capsys.readouterr().err

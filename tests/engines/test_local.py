@@ -186,3 +186,21 @@ def test_too_many_sensitive_values_is_a_clear_error(monkeypatch: pytest.MonkeyPa
     assert not out.exists() and not (tmp_path / "out.csv.report.json").exists()
     # the verifier needs no such matrix: every class holds distinct values, so it is 2-diverse
     assert main(["-q", "verify", str(src), "--qi", "q", "--sensitive", "s", "--l", "2"]) == 0
+
+
+def test_csv_values_are_kept_as_written(tmp_path: Path) -> None:
+    # leading zeros, a trailing zero and a late "?" (after any schema-inference window)
+    rows = ["zip;age;score;s"] + [f"0{2100 + i % 7};{20 + i % 40};{i % 5}.5;x"
+                                 for i in range(120_000)]
+    rows += ["02138;?;3.10;y"]
+    p = tmp_path / "t.csv"
+    p.write_text("\n".join(rows) + "\n")
+    df = read_table(p)
+    assert df["zip"].dtype == pl.String and df["zip"][0] == "02100"
+    assert df["age"].dtype == pl.String and df["age"][-1] == "?"
+    assert df["score"].dtype == pl.String and df["score"][-1] == "3.10"
+    q = tmp_path / "n.csv"
+    q.write_text("a,b,c\n1,2.5,\n-3,-0.25,x\n")
+    df = read_table(q)
+    assert df.schema == pl.Schema({"a": pl.Int64, "b": pl.Float64, "c": pl.String})
+    assert df["c"].to_list() == [None, "x"]  # an empty field is a missing value

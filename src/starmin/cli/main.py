@@ -130,7 +130,11 @@ def cmd_verify(ns: argparse.Namespace) -> int:
     from starmin.io.tables import read_table
 
     sens = [c for c in (ns.sensitive or "").split(",") if c]
-    verdict = verify(read_table(str(ns.input)), ns.qi.split(","), sens, [combine(models)])
+    # a file goes to the verifier's own reader (CSV as text: "02138" and "2138" differ, as an
+    # attacker reads them); only the bundled samples are loaded here
+    source = str(ns.input)
+    table = read_table(source) if source.startswith("sample:") else source
+    verdict = verify(table, ns.qi.split(","), sens, [combine(models)])
     d = verdict.as_dict()
     print(json.dumps(d, indent=2, default=str) if ns.json else verdict_text(d))
     return EXIT_OK if verdict.passed else EXIT_FAILED

@@ -1,6 +1,7 @@
 """Table input and atomic output.
 
-Inputs: CSV (separator sniffed; ARX files use ``;``), Parquet, ``sample:NAME`` for the bundled
+Inputs: CSV (separator sniffed; ARX files use ``;``; read as text, a column becoming numbers
+only when every value reads back exactly as written), Parquet, ``sample:NAME`` for the bundled
 samples, or an in-memory pandas / polars / pyarrow table. Outputs are written to a temporary
 file in the target folder and renamed into place, so a failed run leaves nothing half-written.
 """
@@ -56,10 +57,22 @@ def read_table(source: Any, separator: str | None = None) -> pl.DataFrame:
     sep = separator or sniff_separator(path)
     _check_header(path, sep)
     try:
-        return pl.read_csv(path, separator=sep, infer_schema_length=100_000,
-                           null_values=[""], try_parse_dates=False)
+        df = pl.read_csv(path, separator=sep, infer_schema=False, null_values=[""])
     except pl.exceptions.PolarsError as exc:
         raise InvalidInput(f"cannot read {path} as CSV with separator {sep!r}: {exc}") from exc
+    return df.with_columns([as_number(df[c]) for c in df.columns])
+
+
+def as_number(col: pl.Series) -> pl.Series:
+    """A text column as integers or floats when every value reads back exactly as written
+    (``"39"``, ``"-2.5"``); otherwise the text itself, so ``"02138"``, ``"3.10"`` or a ``"?"``
+    anywhere in the file keep their exact values."""
+    for dtype in (pl.Int64, pl.Float64):
+        num = col.cast(dtype, strict=False)
+        if num.null_count() == col.null_count() and bool(
+                (num.cast(pl.String) == col).fill_null(True).all()):
+            return num
+    return col
 
 
 def _check_header(path: Path, sep: str) -> None:

@@ -2,12 +2,14 @@
 
 CSV files are read with every column as text, so released values are compared exactly as
 written (an attacker sees ``"39"`` and ``"39.0"`` as different values); a sensitive column
-whose every value is a number is then converted to numbers when that is lossless (no two texts
-become one number), so ordered distances sort numerically. Empty fields are missing values.
+whose every value reads back exactly as written when taken as a number (``"39"``, ``"-2.5"``;
+not ``"03"`` or ``"3.10"``) is then converted to numbers, so ordered distances sort numerically
+(the engine's reader follows the same rule). Empty fields are missing values.
 """
 
 from __future__ import annotations
 
+import csv
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -52,6 +54,7 @@ def read(path: Path, sensitive: tuple[str, ...]) -> pl.DataFrame:
     if path.suffix.lower() in (".parquet", ".pq"):
         return pl.read_parquet(path)
     sep = sniff(path)
+    _unique_header(path, sep)
     try:
         df = pl.read_csv(path, separator=sep, infer_schema=False)
     except pl.exceptions.PolarsError as exc:
@@ -60,14 +63,24 @@ def read(path: Path, sensitive: tuple[str, ...]) -> pl.DataFrame:
     return df.with_columns([_numeric(df[c]) for c in sensitive if c in df.columns])
 
 
+def _unique_header(path: Path, sep: str) -> None:
+    """Raise when two columns of the CSV header share a name."""
+    with open(path, encoding="utf-8", errors="replace", newline="") as fh:
+        header = next(csv.reader(fh, delimiter=sep), [])
+    seen: set[str] = set()
+    for name in header:
+        if name in seen:
+            raise InvalidInput(f"{path} has two columns named {name!r}: rename one so every "
+                               "column is unique")
+        seen.add(name)
+
+
 def _numeric(col: pl.Series) -> pl.Series:
-    """``col`` as numbers if every value parses and no two texts merge; else unchanged."""
+    """``col`` as numbers when every value reads back exactly as written; else unchanged."""
     for dtype in (pl.Int64, pl.Float64):
-        try:
-            num = col.str.strip_chars().cast(dtype, strict=True)
-        except pl.exceptions.PolarsError:
-            continue
-        if num.null_count() == col.null_count() and num.n_unique() == col.n_unique():
+        num = col.cast(dtype, strict=False)
+        if num.null_count() == col.null_count() and bool(
+                (num.cast(pl.String) == col).fill_null(True).all()):
             return num
     return col
 
