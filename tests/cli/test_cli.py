@@ -174,3 +174,18 @@ def test_verify_refuses_a_repeated_header(tmp_path: Path,
     p.write_text("a,a,s\n1,2,x\n")
     assert main(["-q", "verify", str(p), "--qi", "a", "--k", "1"]) == 2
     assert "two columns named 'a'" in capsys.readouterr().err
+
+
+def test_anonymize_never_overwrites_its_input(census_csv: Path, tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "in.csv"
+    src.write_bytes(census_csv.read_bytes())
+    before = src.read_bytes()
+    link = tmp_path / "link.csv"
+    link.symlink_to(src)
+    for out in (src, tmp_path / "x" / ".." / "in.csv", link):
+        assert main(["-q", "anonymize", str(src), "--qi", "sex,age", "--k", "3",
+                     "-o", str(out)]) == 2
+        assert "is the input file" in capsys.readouterr().err
+    assert src.read_bytes() == before
+    assert not (tmp_path / "in.csv.report.json").exists()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import textwrap
 import time
@@ -110,6 +111,7 @@ def cmd_anonymize(ns: argparse.Namespace) -> int:
     say = _progress(ns.quiet)
     out = Path(ns.output) if ns.output else _default_output(str(ns.input))
     src = str(ns.input)
+    _never_overwrite(src, out)  # before any work: the input is never modified
     release = anonymize(src, ns.qi, ns.sensitive, identifiers=ns.identifiers,
                         method=ns.method, seed=ns.seed, progress=say, **model_params(ns))
     release.report["input"]["source"] = src
@@ -118,6 +120,18 @@ def cmd_anonymize(ns: argparse.Namespace) -> int:
     write_json(release.report, f"{out}.report.json")
     print(summary(release.report, written=str(out)))
     return EXIT_OK
+
+
+def _never_overwrite(src: str, out: Path) -> None:
+    """Refuse an output (release or report) that is the input file itself."""
+    if src.startswith("sample:"):
+        return
+    inp = Path(src).resolve()
+    for target in (out, Path(f"{out}.report.json")):
+        if target.resolve() == inp or (target.exists() and inp.exists()
+                                       and os.path.samefile(target, inp)):
+            raise InvalidInput(f"the output {target} is the input file {src}: choose another "
+                               "-o path (starmin never modifies its input)")
 
 
 def cmd_verify(ns: argparse.Namespace) -> int:
