@@ -189,3 +189,14 @@ def test_anonymize_never_overwrites_its_input(census_csv: Path, tmp_path: Path,
         assert "is the input file" in capsys.readouterr().err
     assert src.read_bytes() == before
     assert not (tmp_path / "in.csv.report.json").exists()
+
+
+def test_infeasible_model_names_the_sensitive_column(tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    p = tmp_path / "t.csv"
+    p.write_text("q,a,b\n" + "".join(f"{i % 3},{i % 4},{'u' if i % 5 else 'v'}\n"
+                                     for i in range(40)))
+    assert main(["-q", "anonymize", str(p), "--qi", "q", "--sensitive", "a,b", "--l", "2",
+                 "-o", str(tmp_path / "o.csv")]) == 2
+    err = capsys.readouterr().err
+    assert "sensitive column 'b'" in err and "no l-diverse release exists" in err

@@ -6,6 +6,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from starmin.data.rowtypes import RowTypes
+from starmin.errors import StarminError
 from starmin.models.base import PrivacyModel
 
 
@@ -25,7 +26,14 @@ def holds(model: PrivacyModel, rt: RowTypes, key_counts: NDArray[np.integer]) ->
 
 
 def check_feasible(model: PrivacyModel, rt: RowTypes) -> None:
-    """Raise when no release of ``rt`` can satisfy ``model`` (see ``check_feasible``)."""
-    for tot, vals in zip(rt.sensitive_histograms(rt.counts.sum(axis=0)), rt.sensitive_values(),
-                         strict=True):
-        model.check_feasible(tot[0], vals)
+    """Raise when no release of ``rt`` can satisfy ``model`` (see ``check_feasible``); with
+    several sensitive columns the message names the column."""
+    names = rt.sensitive if len(rt.sensitive) > 1 else (None,)
+    for name, tot, vals in zip(names, rt.sensitive_histograms(rt.counts.sum(axis=0)),
+                               rt.sensitive_values(), strict=True):
+        try:
+            model.check_feasible(tot[0], vals)
+        except StarminError as exc:
+            if name is None:
+                raise
+            raise type(exc)(f"sensitive column {name!r}: {exc}") from exc
