@@ -15,7 +15,8 @@ own), chosen by a probe of the table's first rows; both give the same classes an
 
 A class's sensitive values are held as *entries* (code, count) stored class after class;
 numpy then counts codes per class, in chunks of classes so the dense ``(classes, |S|)``
-matrices stay small.
+matrices stay small, or, for many sensitive values and models that read only the values a class
+holds, over just the values each chunk holds (:meth:`Classes.compact_chunks`).
 """
 
 from __future__ import annotations
