@@ -7,8 +7,6 @@ the independent verifier."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import polars as pl
 import pytest
@@ -22,7 +20,6 @@ from starmin.algorithms.heuristic._start import spread_keys
 from starmin.algorithms.heuristic.pattern_packing import pack
 from starmin.api import implied_k
 from starmin.data.rowtypes import RowTypes
-from starmin.data.schema import Schema
 from starmin.engines.local import LocalEngine
 from starmin.errors import Infeasible, InvalidInput
 from starmin.models import (
@@ -42,9 +39,9 @@ from starmin.models import (
 from starmin.models.apply import check_feasible, holds
 from starmin.transform.plan import ReleasePlan
 from starmin.verify import verify
+from tests.helpers.adult import adult_encoded
 from tests.helpers.tables import expanded, from_rows, random_table, two_sensitive_table
 
-ADULT = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "arx" / "adult.csv"
 HIERARCHY = HierarchicalDistance((("0", "a", "*"), ("1", "a", "*"), ("2", "b", "*")))
 MATRIX = MatrixDistance([[0, 0.5, 1], [0.5, 0, 0.7], [1, 0.7, 0]])
 
@@ -285,10 +282,7 @@ SA = "occupation"
 
 @pytest.fixture(scope="module")
 def adult() -> tuple[pl.DataFrame, LocalEngine, object]:
-    df = pl.read_csv(ADULT, separator=";")
-    engine = LocalEngine()
-    schema = Schema.of(qi=[c for c in df.columns if c != SA], sensitive=SA)
-    return df, engine, engine.to_row_types(df, schema)
+    return adult_encoded(SA)
 
 
 @pytest.mark.parametrize(("model", "rules"), [(TCloseness(0.2), "cost"),

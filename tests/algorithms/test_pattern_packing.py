@@ -6,8 +6,6 @@ cell-suppression release (22,880 stars for k = 2, 38,219 for k = 5; external tar
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import polars as pl
 import pytest
@@ -20,9 +18,8 @@ from starmin.errors import Infeasible, InvalidInput
 from starmin.models import KAnonymity
 from starmin.models.apply import holds
 from starmin.transform.plan import STAR, ReleasePlan
+from tests.helpers.adult import ADULT
 from tests.helpers.tables import expanded, from_rows, random_table
-
-ADULT = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "arx" / "adult.csv"
 
 
 def _check(rt: RowTypes, k: int, **options: object) -> ReleasePlan:

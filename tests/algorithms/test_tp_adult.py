@@ -3,29 +3,23 @@ independent verifier (which never sees the plan)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import polars as pl
 import pytest
 
 from starmin.algorithms.approx import tp, tp_plus
 from starmin.algorithms.heuristic import hilbert
-from starmin.data.schema import Schema
 from starmin.engines.local import LocalEngine
 from starmin.errors import Infeasible
 from starmin.models import LDiversity
 from starmin.verify import verify
+from tests.helpers.adult import adult_encoded
 
-ADULT = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "arx" / "adult.csv"
 SA = "occupation"
 
 
 @pytest.fixture(scope="module")
 def adult() -> tuple[pl.DataFrame, LocalEngine, object]:
-    df = pl.read_csv(ADULT, separator=";")
-    engine = LocalEngine()
-    schema = Schema.of(qi=[c for c in df.columns if c != SA], sensitive=SA)
-    return df, engine, engine.to_row_types(df, schema)
+    return adult_encoded(SA)
 
 
 @pytest.mark.parametrize("l", [3, 7])

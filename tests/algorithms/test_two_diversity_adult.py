@@ -8,7 +8,6 @@ of the other one, in file order: then the two counts are equal and the table is 
 
 from __future__ import annotations
 
-from pathlib import Path
 from types import ModuleType
 
 import polars as pl
@@ -22,8 +21,8 @@ from starmin.errors import Infeasible
 from starmin.models import LDiversity
 from starmin.transform.plan import ReleasePlan
 from starmin.verify import verify
+from tests.helpers.adult import ADULT
 
-ADULT = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "arx" / "adult.csv"
 L2 = LDiversity(2)
 
 

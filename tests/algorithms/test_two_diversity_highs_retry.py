@@ -3,16 +3,13 @@ error'; two-diversity-milp now retries without presolve and must equal brute for
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import polars as pl
 
 from starmin.api import solve
 from starmin.data import Schema
 from starmin.engines import LocalEngine
 from starmin.models import LDiversity
-
-ADULT = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "arx" / "adult.csv"
+from tests.helpers.adult import ADULT
 
 
 def test_milp_equals_brute_force_on_the_slice_that_broke_highs() -> None:

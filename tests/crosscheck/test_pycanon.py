@@ -42,10 +42,10 @@ from starmin.models import (
     TCloseness,
 )
 from starmin.verify import verify
+from tests.helpers.adult import ADULT
 from tests.models import naive
 
 Runner = Callable[[list[dict[str, Any]]], list[dict[str, Any]]]
-ADULT = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "arx" / "adult.csv"
 
 CASES = [
     (["sex"], ["occupation"]),

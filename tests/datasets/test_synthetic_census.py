@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import polars as pl
 import pytest
 from scipy.stats.contingency import association
+from tests.helpers.adult import ADULT
 
 from starmin.datasets import synthetic_census, synthetic_census_hierarchies
 from starmin.datasets.sampling import BLOCK, Conditional
@@ -18,7 +17,6 @@ COLUMNS = ["sex", "age", "race", "marital-status", "education", "native-country"
 # adult.csv's domain sizes; age: adult has 72 distinct ages in 17..90, the generator uses all 74
 DOMAIN = {"sex": 2, "age": 74, "race": 5, "marital-status": 7, "education": 16,
           "native-country": 41, "workclass": 7, "occupation": 14, "salary-class": 2}
-ADULT = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "arx" / "adult.csv"
 
 
 @pytest.fixture(scope="module")
