@@ -208,15 +208,7 @@ class Classes:
         self.by_vec.pop(self.V[b].tobytes(), None)
         w = np.where(self.V[a] == self.V[b], self.V[a], STAR).astype(np.int32)
         self._absorb(a, b)
-        self.V[a] = w
-        self.P[a] = int((w == STAR).sum())
-        key = w.tobytes()
-        other = self.by_vec.get(key)
-        if other is not None and other != a:
-            self._absorb(a, other)
-        self.by_vec[key] = a
-        self.ok[a] = bool(self.judge(self.C[a][None, :])[0])
-        self._dirty.add(a)
+        self._settle(a, w)
         return a
 
     def _absorb(self, a: int, b: int) -> None:
@@ -266,6 +258,13 @@ class Classes:
                 self._stale += 1
                 self._dead += 1
                 self._since += 1
+        self._settle(a, w)
+        self.pulls += 1
+        return a
+
+    def _settle(self, a: int, w: NDArray[np.int32]) -> None:
+        """Give class ``a`` the vector ``w``, take in any live class already released as
+        ``w`` (one vector, one class), and judge ``a`` again."""
         self.V[a] = w
         self.P[a] = int((w == STAR).sum())
         key = w.tobytes()
@@ -275,5 +274,3 @@ class Classes:
         self.by_vec[key] = a
         self.ok[a] = bool(self.judge(self.C[a][None, :])[0])
         self._dirty.add(a)
-        self.pulls += 1
-        return a
