@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from starmin.data.rowtypes import RowTypes
-from starmin.errors import Infeasible
+from starmin.errors import Infeasible, InvalidInput
 from starmin.models.base import PrivacyModel
 from starmin.models.l_diversity import LDiversity
 from starmin.transform.plan import Guarantee, ReleasePlan
@@ -84,3 +84,17 @@ def hamming(a: NDArray[np.integer], b: NDArray[np.integer],
 def empty_plan(rt: RowTypes, method: str, guarantee: Guarantee) -> ReleasePlan:
     """The plan of a table without rows: nothing to release, cost 0."""
     return ReleasePlan.from_groups(rt, [], method, guarantee, lower_bound=0)
+
+
+def start(rt: RowTypes, model: PrivacyModel, method: str, guarantee: Guarantee,
+          options: dict[str, object]) -> ReleasePlan | None:
+    """The checks both exact 2-diversity methods open with: no unknown options, the right
+    model and table (``InvalidInput``), a 2-eligible table (``Infeasible``). Returns the empty
+    plan for an empty table, else None."""
+    if options:
+        raise InvalidInput(f"{method} takes no options {sorted(options)}; remove them")
+    reason = model_reason(model, method) or table_reason(rt, method)
+    if reason is not None:
+        raise InvalidInput(reason)
+    check_two_eligible(rt)
+    return empty_plan(rt, method, guarantee) if rt.n == 0 else None

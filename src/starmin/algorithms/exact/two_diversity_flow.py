@@ -62,10 +62,9 @@ from numpy.typing import NDArray
 
 from starmin.algorithms.base import Algorithm, Progress, silent
 from starmin.algorithms.exact._two_diversity import (
-    check_two_eligible,
-    empty_plan,
     hamming,
     model_reason,
+    start,
     table_reason,
     value_counts,
     value_name,
@@ -275,15 +274,10 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0, progress: Progres
     Raises ``InvalidInput`` (wrong model or table), ``Infeasible`` (the two values have
     unequal counts) or ``SolverLimit`` (beyond :data:`MAX_RESIDUAL_PAIRS`).
     """
-    if options:
-        raise InvalidInput(f"{NAME} takes no options {sorted(options)}; remove them")
     progress = progress or silent
-    reason = model_reason(model, NAME) or table_reason(rt, NAME)
-    if reason is not None:
-        raise InvalidInput(reason)
-    check_two_eligible(rt)
-    if rt.n == 0:
-        return empty_plan(rt, NAME, GUARANTEE)
+    empty = start(rt, model, NAME, GUARANTEE, options)
+    if empty is not None:
+        return empty
     reason = _values_reason(rt)
     if reason is not None:
         raise InvalidInput(reason)

@@ -82,13 +82,12 @@ from scipy.optimize import Bounds, LinearConstraint, linprog, milp
 
 from starmin.algorithms.base import Algorithm, Progress, silent
 from starmin.algorithms.exact._two_diversity import (
-    check_two_eligible,
-    empty_plan,
     model_reason,
+    start,
     table_reason,
 )
 from starmin.data.rowtypes import RowTypes
-from starmin.errors import InvalidInput, SolverLimit
+from starmin.errors import SolverLimit
 from starmin.models.base import PrivacyModel
 from starmin.transform.plan import Guarantee, ReleasePlan
 
@@ -318,15 +317,10 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0, progress: Progres
     ``SolverLimit`` rather than return an unproven plan. Raises ``InvalidInput`` (wrong model
     or table), ``Infeasible`` (a value holds more than half of the table) or ``SolverLimit``.
     """
-    if options:
-        raise InvalidInput(f"{NAME} takes no options {sorted(options)}; remove them")
     progress = progress or silent
-    reason = model_reason(model, NAME) or table_reason(rt, NAME)
-    if reason is not None:
-        raise InvalidInput(reason)
-    check_two_eligible(rt)
-    if rt.n == 0:
-        return empty_plan(rt, NAME, GUARANTEE)
+    empty = start(rt, model, NAME, GUARANTEE, options)
+    if empty is not None:
+        return empty
     reason = supports(model, rt, max_slots)
     if reason is not None:
         raise SolverLimit(reason)
