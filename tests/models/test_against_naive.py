@@ -155,3 +155,14 @@ def test_huge_counts_use_exact_integers(tab: tuple[np.ndarray, np.ndarray], shif
     t = emds[0]
     ev = TCloseness(t, EqualDistance()).evaluate(h, o, list(range(h.shape[1])))
     assert ev.ok.tolist() == [e <= t for e in emds]
+
+
+def test_matrix_distance_upper_bound_case_found_by_ci() -> None:
+    # hypothesis found this case: at default tolerances the naive LP sat 2e-9 above the optimum
+    hist, overall = np.array([[0, 0, 0, 1], [0, 0, 0, 1], [1, 1, 0, 1]]), np.array([1, 1, 1, 4])
+    pts = np.random.default_rng(16525).random((4, 2))
+    D = np.sqrt(((pts[:, None, :] - pts[None, :, :]) ** 2).sum(axis=2))
+    D = D / D.max()
+    got = TCloseness(1, MatrixDistance(D)).evaluate(hist, overall, list(range(4))).measure
+    want = np.array([naive.emd_lp(list(map(int, r)), list(map(int, overall)), D) for r in hist])
+    assert (got >= want - 1e-9).all()
