@@ -93,7 +93,7 @@ def test_write_refuses_bad_paths_before_writing(tmp_path: Path, name: str,
 def test_write_nested_to_csv_refused(tmp_path: Path) -> None:
     df = _table().with_columns(tags=pl.Series([[1, 2]] * 24))
     release = starmin.anonymize(df, qi="zip,age", k=3)
-    with pytest.raises(InvalidInput, match="'tags'.*give path a .parquet"):
+    with pytest.raises(InvalidInput, match=r"'tags'.*give path a \.parquet"):
         release.write(tmp_path / "rel.csv")
     assert list(tmp_path.iterdir()) == []
     release.write(tmp_path / "rel.parquet")
