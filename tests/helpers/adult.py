@@ -14,6 +14,7 @@ from tests.helpers.shared import shared_file
 def adult_csv() -> Path:
     """``../shared/data/arx/adult.csv``; skips the test when it is missing (see
     :mod:`tests.helpers.shared`)."""
+    __tracebackhide__ = True
     return shared_file("data/arx/adult.csv")
 
 

@@ -29,6 +29,7 @@ def required() -> bool:
 def unavailable(message: str, *, required_by: str | None = None) -> NoReturn:
     """Skip the running test with ``message``; fail it instead when ``required_by`` names the
     setting that requires the test to run (by default ``STARMIN_REQUIRE_SHARED`` if set)."""
+    __tracebackhide__ = True  # pytest reports the skip at the test's line, not here
     if required_by is None and required():
         required_by = f"{REQUIRE_SHARED}={os.environ[REQUIRE_SHARED]}"
     if required_by:
@@ -39,6 +40,7 @@ def unavailable(message: str, *, required_by: str | None = None) -> NoReturn:
 def shared_file(relative: str) -> Path:
     """``<repo>/../shared/<relative>`` (a file or a folder) if it exists; else skip the test
     (fail it under ``STARMIN_REQUIRE_SHARED=1``) with a reason naming the missing file."""
+    __tracebackhide__ = True
     path = SHARED / relative
     if not path.exists():
         unavailable(f"needs ../shared/{relative} (not in this checkout: {path} does not "

@@ -24,6 +24,7 @@ ARX_FILES = sorted([f"adult_hierarchy_{c}.csv" for c in ADULT_COLUMNS]
 
 def arx(name: str) -> Path:
     """``../shared/data/arx/<name>``; the test skips when it is missing (tests.helpers.shared)."""
+    __tracebackhide__ = True
     return shared_file(f"data/arx/{name}")
 
 
