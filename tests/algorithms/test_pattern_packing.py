@@ -18,7 +18,7 @@ from starmin.errors import Infeasible, InvalidInput
 from starmin.models import KAnonymity
 from starmin.models.apply import holds
 from starmin.transform.plan import STAR, ReleasePlan
-from tests.helpers.adult import ADULT
+from tests.helpers.adult import adult_csv
 from tests.helpers.tables import expanded, from_rows, random_table
 
 
@@ -137,7 +137,7 @@ def test_no_borrowing_is_still_valid() -> None:
 
 
 def _adult(columns: list[str] | None = None) -> RowTypes:
-    df = pl.read_csv(ADULT, separator=";", infer_schema_length=0)
+    df = pl.read_csv(adult_csv(), separator=";", infer_schema_length=0)
     cols = columns or df.columns
     X = np.stack([df[c].rank("dense").to_numpy().astype(np.int64) - 1 for c in cols], axis=1)
     return RowTypes.from_arrays(X, qi=cols)

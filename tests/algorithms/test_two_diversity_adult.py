@@ -21,14 +21,14 @@ from starmin.errors import Infeasible
 from starmin.models import LDiversity
 from starmin.transform.plan import ReleasePlan
 from starmin.verify import verify
-from tests.helpers.adult import ADULT
+from tests.helpers.adult import adult_csv
 
 L2 = LDiversity(2)
 
 
 @pytest.fixture(scope="module")
 def adult() -> pl.DataFrame:
-    return pl.read_csv(ADULT, separator=";")
+    return pl.read_csv(adult_csv(), separator=";")
 
 
 def balanced(df: pl.DataFrame, sa: str) -> pl.DataFrame:

@@ -9,11 +9,11 @@ from starmin.api import solve
 from starmin.data import Schema
 from starmin.engines import LocalEngine
 from starmin.models import LDiversity
-from tests.helpers.adult import ADULT
+from tests.helpers.adult import adult_csv
 
 
 def test_milp_equals_brute_force_on_the_slice_that_broke_highs() -> None:
-    df = pl.read_csv(ADULT, separator=";").sample(12, seed=62)
+    df = pl.read_csv(adult_csv(), separator=";").sample(12, seed=62)
     rt = LocalEngine().to_row_types(
         df, Schema.of("sex,race,workclass,salary-class", "occupation")).row_types
     exact = solve(rt, LDiversity(2), "brute-force").stars

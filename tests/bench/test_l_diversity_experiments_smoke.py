@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 
+from tests.helpers.adult import adult_csv
+
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 
 
@@ -30,6 +32,7 @@ def bench() -> Any:
 
 @pytest.fixture(scope="module")
 def results(bench: Any) -> dict[str, Any]:
+    adult_csv()  # the adult sample is read by bench/l_diversity_data.py; skip when missing
     return bench.run_experiments(bench.tiny_config(seed=0), seed=0)
 
 

@@ -42,7 +42,7 @@ from starmin.models import (
     TCloseness,
 )
 from starmin.verify import verify
-from tests.helpers.adult import ADULT
+from tests.helpers.adult import adult_csv
 from tests.models import naive
 
 Runner = Callable[[list[dict[str, Any]]], list[dict[str, Any]]]
@@ -76,12 +76,12 @@ def ours(df: pl.DataFrame, qi: list[str], sa: list[str]) -> dict[str, float]:
 
 
 def test_adult_agrees_with_pycanon(pycanon: Runner, tmp_path: Path) -> None:
-    assert ADULT.exists(), f"adult.csv not found at {ADULT}: check out shared/ beside the repo"
-    df = pl.read_csv(ADULT, separator=";")
+    adult = adult_csv()
+    df = pl.read_csv(adult, separator=";")
     rel = released_adult(df)
     rel_csv = tmp_path / "released.csv"
     rel.write_csv(rel_csv, separator=";")
-    cases = [(ADULT, df, qi, sa) for qi, sa in CASES] + [
+    cases = [(adult, df, qi, sa) for qi, sa in CASES] + [
         (rel_csv, rel, RELEASED_QI, ["occupation", "salary-class"])]
     jobs = [{"csv": str(path), "sep": ";", "qi": qi, "sa": sa,
              "metrics": ["k", "l", "entropy_l", "t"]} for path, _, qi, sa in cases]

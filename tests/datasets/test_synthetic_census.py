@@ -6,11 +6,11 @@ import numpy as np
 import polars as pl
 import pytest
 from scipy.stats.contingency import association
-from tests.helpers.adult import ADULT
 
 from starmin.datasets import synthetic_census, synthetic_census_hierarchies
 from starmin.datasets.sampling import BLOCK, Conditional
 from starmin.errors import InvalidInput
+from tests.helpers.adult import adult_csv
 
 COLUMNS = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass",
            "occupation", "salary-class"]
@@ -83,7 +83,7 @@ def test_adult_like_marginals(big: pl.DataFrame) -> None:
 
 
 def test_matches_adult_domain_vocabulary_sizes() -> None:
-    adult = pl.read_csv(ADULT, separator=";")
+    adult = pl.read_csv(adult_csv(), separator=";")
     assert adult.columns == COLUMNS
     for c in COLUMNS:
         if c != "age":

@@ -1,5 +1,10 @@
 """Shared test utilities.
 
+- :mod:`tests.helpers.shared`: ``shared_file("data/arx/adult.csv")`` -- a file of the workspace's
+  ``../shared`` folder; skips the test when it is missing (fails it under
+  ``STARMIN_REQUIRE_SHARED=1``). :mod:`tests.helpers.adult`: ``adult_csv()``,
+  ``adult_encoded(sensitive)``.
+
 - :mod:`tests.helpers.tables`: ``random_table(seed, n, m, values, s)``, ``from_rows(rows, sa)``,
   ``expanded(rt)``, ``permuted(rt, seed)``, ``two_sensitive_table(seed, n)``,
   ``satisfies(plan, rt, model)``.
