@@ -35,7 +35,7 @@ from starmin.errors import Infeasible
 from starmin.models._params import INT64_SAFE, as_counts, exact, fraction_bounds, show, whole
 from starmin.models.base import Evaluation
 
-_L_EXAMPLE = "--l 2"
+_L_EXAMPLE = 2
 
 
 def _distinct(hist: NDArray[np.int64]) -> NDArray[np.int64]:
@@ -257,8 +257,8 @@ class RecursiveCLDiversity:
     c_exact: Fraction = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        c = exact("c", self.c, "--c 3")
-        fraction_bounds("c", c, Fraction(0), None, "--c 3", lo_open=True)
+        c = exact("c", self.c, 3)
+        fraction_bounds("c", self.c, c, Fraction(0), None, 3, lo_open=True)
         object.__setattr__(self, "c_exact", c)
         object.__setattr__(self, "l", whole("l", self.l, 1, _L_EXAMPLE))
 

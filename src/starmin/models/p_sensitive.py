@@ -28,8 +28,8 @@ class PSensitiveKAnonymity:
     k: int
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "p", whole("p", self.p, 1, "--p 2"))
-        object.__setattr__(self, "k", whole("k", self.k, 1, "--k 5"))
+        object.__setattr__(self, "p", whole("p", self.p, 1, 2))
+        object.__setattr__(self, "k", whole("k", self.k, 1, 5))
 
     @property
     def name(self) -> str:
