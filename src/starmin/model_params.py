@@ -4,9 +4,10 @@ This sits above :mod:`starmin.models` because it also reads files (hierarchies, 
 
 from __future__ import annotations
 
+import difflib
 import os
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, cast
 
@@ -149,3 +150,31 @@ def combine(models: Sequence[PrivacyModel]) -> PrivacyModel:
     from starmin.models import AllOf
 
     return AllOf(*models)
+
+
+PARAMS = ("k", "l", "l_kind", "c", "t", "distance", "sa_hierarchy", "distance_matrix", "p")
+"""The keyword arguments :func:`models_from_params` takes (and ``anonymize`` passes on)."""
+
+
+def check_keywords(function: str, given: Iterable[str]) -> None:
+    """Raise ``TypeError`` naming the public ``function`` for a keyword it does not take
+    (the closest accepted one is suggested)."""
+    for name in given:
+        if name not in PARAMS:
+            close = difflib.get_close_matches(name, PARAMS, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise TypeError(f"{function}() got an unexpected keyword argument {name!r}{hint} "
+                            f"(model parameters: {', '.join(PARAMS)})")
+
+
+def check_method(method: object) -> None:
+    """Raise for a ``method`` that names no algorithm (before any data is read)."""
+    from starmin.algorithms.registry import algorithms
+
+    names = ("auto", "exact", *algorithms())
+    if method not in names:
+        close = difflib.get_close_matches(str(method), names, n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        raise InvalidInput(f"unknown method {param('method', method)}: {hint}use one of "
+                           f"{', '.join(names)}")
+

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from starmin.cli.args import add_model_args, add_table_args, model_params
-from starmin.errors import InvalidInput, StarminError, VerificationFailed
+from starmin.cli.args import Parser, add_model_args, add_table_args, model_params
+from starmin.errors import InvalidInput, StarminError, VerificationFailed, command_line
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -35,7 +35,7 @@ def _methods_text() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="starmin", description="Release microdata under k-anonymity, l-diversity, "
         "t-closeness or p-sensitivity with the fewest suppressed cells, verified "
         "independently.")
@@ -177,8 +177,8 @@ def cmd_info(ns: argparse.Namespace) -> int:
     t_models = [(t, TCloseness(t)) for t in ns.t or []]  # bad t: an error before any work
     if t_models and not ns.sensitive:
         raise InvalidInput("--t needs a sensitive column: add --sensitive COLUMN")
-    rt = LocalEngine().to_row_types(read_table(str(ns.input)),
-                                    Schema.of(ns.qi, ns.sensitive)).row_types
+    schema = Schema.of(ns.qi, ns.sensitive)
+    rt = LocalEngine().to_row_types(read_table(str(ns.input), schema=schema), schema).row_types
     print(f"n = {rt.n} rows, m = {rt.m} QIs, t_in = {rt.t_in} row types")
     for c, card in zip(rt.qi, rt.cardinalities, strict=True):
         print(f"  {c:<24} {card} values")
@@ -205,9 +205,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if ns.command == "methods":
             print(_methods_text())
             return EXIT_OK
-        _defaults(ns)
-        return {"anonymize": cmd_anonymize, "verify": cmd_verify, "info": cmd_info}[
-            ns.command](ns)
+        with command_line():  # messages name flags (--k 5), not Python parameters (k=5)
+            _defaults(ns)
+            return {"anonymize": cmd_anonymize, "verify": cmd_verify, "info": cmd_info}[
+                ns.command](ns)
     except BrokenPipeError:  # e.g. `starmin methods | head`
         sys.stderr.close()
         return EXIT_OK
