@@ -175,6 +175,6 @@ def check_method(method: object) -> None:
     if method not in names:
         close = difflib.get_close_matches(str(method), names, n=1)
         hint = f"did you mean {close[0]!r}? " if close else ""
-        raise InvalidInput(f"unknown method {param('method', method)}: {hint}use one of "
+        raise InvalidInput(f"{param('method', method)} names no algorithm: {hint}use one of "
                            f"{', '.join(names)}")
 

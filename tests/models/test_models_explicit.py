@@ -36,10 +36,12 @@ def a(*rows: list[int]) -> np.ndarray:
     (lambda: LDiversity(0), "e.g. l=2"), (lambda: LDiversity(2.5), "e.g. l=2"),
     (lambda: LDiversity(True), "e.g. l=2"), (lambda: DistinctLDiversity("3"), "e.g. l=2"),
     (lambda: EntropyLDiversity(-1), "e.g. l=2"), (lambda: RecursiveCLDiversity(0, 2), "e.g. c=3"),
-    (lambda: RecursiveCLDiversity("x", 2), "e.g. c=3"), (lambda: RecursiveCLDiversity(2, 0), "e.g. l=2"),
+    (lambda: RecursiveCLDiversity("x", 2), "e.g. c=3"),
+    (lambda: RecursiveCLDiversity(2, 0), "e.g. l=2"),
     (lambda: TCloseness(1.5), "e.g. t=0.2"), (lambda: TCloseness(-0.1), "e.g. t=0.2"),
     (lambda: TCloseness(float("nan")), "e.g. t=0.2"), (lambda: TCloseness("abc"), "e.g. t=0.2"),
-    (lambda: PSensitiveKAnonymity(0, 3), "e.g. p=2"), (lambda: PSensitiveKAnonymity(2, 0), "e.g. k=5"),
+    (lambda: PSensitiveKAnonymity(0, 3), "e.g. p=2"),
+    (lambda: PSensitiveKAnonymity(2, 0), "e.g. k=5"),
     (lambda: TCloseness(0.2, distance="equal"), "EqualDistance()"),  # type: ignore[arg-type]
     (lambda: AllOf(), "AllOf(KAnonymity"), (lambda: AllOf(object()), "KAnonymity(5)"),  # type: ignore[arg-type]
 ])

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from starmin.cli.args import Parser, add_model_args, add_table_args, model_params
+from starmin.cli.args import Parser, add_model_args, add_table_args, model_params, number, whole
 from starmin.errors import InvalidInput, StarminError, VerificationFailed, command_line
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
@@ -60,9 +60,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     i = sub.add_parser("info", help="n, m, t_in, cardinalities and lower bounds")
     add_table_args(i)
-    i.add_argument("--k", type=int, action="append",
+    i.add_argument("--k", type=whole, action="append",
                    help="k for the k-anonymity lower bounds (repeatable; default 2, 5, 10)")
-    i.add_argument("--t", type=float, action="append",
+    i.add_argument("--t", type=number, action="append",
                    help="t for the t-closeness lower bounds, equal distance "
                         "(repeatable; needs --sensitive; default: none)")
 
@@ -171,10 +171,12 @@ def cmd_info(ns: argparse.Namespace) -> int:
     from starmin.data.schema import Schema
     from starmin.engines.local import LocalEngine
     from starmin.io.tables import read_table
-    from starmin.models.t_closeness import TCloseness
+    from starmin.models import KAnonymity, TCloseness
 
     say = _progress(ns.quiet)
-    t_models = [(t, TCloseness(t)) for t in ns.t or []]  # bad t: an error before any work
+    t_models = [(t, TCloseness(t)) for t in ns.t or []]  # bad k or t: an error before any work
+    for k in ns.k or []:
+        KAnonymity(k)
     if t_models and not ns.sensitive:
         raise InvalidInput("--t needs a sensitive column: add --sensitive COLUMN")
     schema = Schema.of(ns.qi, ns.sensitive)

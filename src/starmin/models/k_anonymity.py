@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from starmin.errors import Infeasible
+from starmin.errors import Infeasible, param
 from starmin.models._params import whole
 from starmin.models.base import Evaluation
 
@@ -40,6 +40,6 @@ class KAnonymity:
         n = int(np.asarray(overall).sum())
         if self.k > n:
             raise Infeasible(
-                f"k = {self.k} is larger than the table ({n} rows): no {self.k}-anonymous "
-                f"release exists; choose k <= {n}"
+                f"{param('k', self.k)} is larger than the table ({n} rows): no "
+                f"{self.k}-anonymous release exists; use at most {param('k', n)}"
             )

@@ -67,8 +67,8 @@ def read(path: Path, sensitive: tuple[str, ...]) -> pl.DataFrame:
     if head.startswith(b"PAR1"):
         raise InvalidInput(f"{path} is a Parquet file: rename it to end in .parquet")
     if b"\0" in head or head.startswith((b"\x1f\x8b", b"PK\x03\x04")):
-        raise InvalidInput(f"{path} is not a CSV text file (it holds binary or compressed "
-                           "data): give a CSV or Parquet file")
+        raise InvalidInput(f"{path} is not a CSV text file (it holds binary, compressed or "
+                           "UTF-16 data): give a UTF-8 CSV file or a Parquet file")
     sep = sniff(path)
     width = len(_unique_header(path, sep))
     try:
