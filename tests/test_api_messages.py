@@ -39,6 +39,9 @@ TABLE = pl.DataFrame({"a": [1, 2, 1, 2, 3, 3], "s": ["x", "y", "z", "x", "y", "z
     ({"sensitive": "s", "t": 0.2, "distance": "matrix"}, ("distance_matrix='FILE'",)),
     ({"k": 2, "distance": "ordered"}, ("distance='ordered'", "needs t")),
     ({"k": 2, "method": "nope"}, ("method='nope'",)),
+    ({"k": 2, "seed": -1}, ("seed=-1",)),
+    ({"k": 2, "seed": "x"}, ("seed='x'",)),
+    ({"k": 2, "progress": 5}, ("progress=5", "callable")),
     ({}, ("no privacy model", "k=5")),
 ])
 def test_api_errors_name_python_parameters(kwargs: dict[str, object],

@@ -114,8 +114,7 @@ def anonymize(
     from starmin.report.record import build_report
     from starmin.verify import verify
 
-    P.check_keywords("anonymize", params)  # every parameter is checked before data is read
-    P.check_method(method)
+    P.check_call("anonymize", params, method, seed, progress)  # all before data is read
     schema = Schema.of(qi, sensitive, identifiers)
     models = list(model) if isinstance(model, Sequence) else ([model] if model else [])
     models += P.models_from_params(**params)

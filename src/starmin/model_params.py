@@ -14,6 +14,7 @@ from typing import Any, cast
 import numpy as np
 
 from starmin.errors import InvalidInput, on_command_line, param
+from starmin.models._params import whole
 from starmin.models.base import PrivacyModel
 
 L_KINDS = ("frequency", "distinct", "entropy", "recursive")
@@ -154,6 +155,19 @@ def combine(models: Sequence[PrivacyModel]) -> PrivacyModel:
 
 PARAMS = ("k", "l", "l_kind", "c", "t", "distance", "sa_hierarchy", "distance_matrix", "p")
 """The keyword arguments :func:`models_from_params` takes (and ``anonymize`` passes on)."""
+
+
+def check_call(function: str, params: Iterable[str], method: object, seed: object,
+               progress: object) -> None:
+    """Check the arguments of a public ``function`` that are not models or columns: its extra
+    keywords (model parameters), ``method``, ``seed`` (a whole number >= 0) and ``progress``
+    (None or a callable taking a message)."""
+    check_keywords(function, params)
+    check_method(method)
+    whole("seed", seed, 0, 0)
+    if progress is not None and not callable(progress):
+        raise InvalidInput(f"{param('progress', progress)} is not callable: pass a function "
+                           "that takes a message, e.g. progress=print")
 
 
 def check_keywords(function: str, given: Iterable[str]) -> None:

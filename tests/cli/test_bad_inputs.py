@@ -151,6 +151,7 @@ def test_nested_or_binary_column(run, tmp_path: Path, command: str, column: pl.S
     (["--qi", "a", "--k", "2", "--method", "brute-forse"], ("--method brute-forse",
                                                             "'brute-force'")),
     (["--qi", "a", "--k", "2", "--seed", "x"], ("--seed", "'x'")),
+    (["--qi", "a", "--k", "2", "--seed", "-1"], ("--seed -1",)),
     (["--qi", "a", "--k", "2", "--bogus"], ("--bogus",)),
     (["--qi", "a"], ("no privacy model",)),
 ])
