@@ -142,8 +142,10 @@ def cmd_verify(ns: argparse.Namespace) -> int:
     if not models:
         raise StarminError("no privacy model given: add e.g. --k 5, --l 3 or --t 0.2")
     from starmin.io.tables import read_table
+    from starmin.models.apply import check_sensitive
 
     sens = [c for c in (ns.sensitive or "").split(",") if c]
+    check_sensitive(combine(models), sens)  # before the table is read
     # a file goes to the verifier's own reader (CSV as text: "02138" and "2138" differ, as an
     # attacker reads them); only the bundled samples are loaded here
     source = str(ns.input)
