@@ -25,6 +25,8 @@ BAD_FILES: dict[str, tuple[str, bytes | None, tuple[str, ...]]] = {
                        ("{path} line 4", "2 fields", "header has 3")),
     "too few after a quoted newline": ("qfew.csv", b'a,b,c\n1,"x\ny",p\n2,y\n',
                                        ("{path} line 4", "2 fields")),
+    "too few beside a quoted separator": ("qsep.csv", b'a,b,c\n1,"x,1",p\n2,"y,q"\n',
+                                          ("{path} line 3", "2 fields")),
     "unclosed quote": ("quote.csv", b'a,b,c\n1,x,p\n2,"y,q\n3,z,r\n',
                        ("{path} line 3", "quote", "never closed")),
     "latin-1": ("latin.csv", b"a,b,c\n1,x,p\n2,\xe9t\xe9,q\n", ("{path} line 3", "UTF-8")),
@@ -94,6 +96,17 @@ def test_blank_lines_are_skipped(run, tmp_path: Path, command: str,
     assert main(["-q", command, str(path), "--qi", "a,b", "--k", "2", *extra]) == 0
     if command == "anonymize":
         assert pl.read_csv(out).height == 4
+
+
+def test_quoted_values_read_as_written(tmp_path: Path) -> None:
+    from starmin.io.tables import read_table
+    from starmin.verify._input import read
+
+    path = tmp_path / "quoted.csv"
+    path.write_bytes(b'a,b,c\n1,"x,1",p\n2,"y ""q"", r",q\n3,"z\nw",r\n')
+    want = [("x,1", "p"), ('y "q", r', "q"), ("z\nw", "r")]
+    assert read_table(path).select("b", "c").rows() == want
+    assert read(path, ()).select("b", "c").rows() == want
 
 
 def _parquet_with(tmp_path: Path, column: pl.Series) -> Path:

@@ -139,17 +139,22 @@ def _read_csv(path: Path, separator: str | None, schema: Schema | None) -> pl.Da
 
 def _layout(path: Path, sep: str, width: int) -> tuple[str | None, list[int]]:
     """The first line whose field count is not the header's ``width`` (as a message, or None),
-    and the record numbers (0 = the first after the header) of the blank lines. One vectorized
-    pass counts ``sep`` per line, which is exact when the file holds no quote character; a
-    file with quotes is scanned by :func:`scan`."""
+    and the record numbers (0 = the first after the header) of the blank lines. Vectorized: the
+    fields of a line are its count of ``sep`` outside quoted values, plus one; a file where a
+    quoted value spans lines (or a line needs a closer look) is read by :func:`scan`."""
     lines = pl.read_csv(path, has_header=False, separator="\x1f", quote_char=None,
                         infer_schema=False, new_columns=["line"])
     if lines.width != 1:
         return scan(path, sep, width)
     line = pl.col("line")
-    found = lines.select(
-        quoted=line.str.contains('"', literal=True).any(),
-        ragged=(line.str.count_matches(sep, literal=True) != width - 1).any())
+    fields = line.str.count_matches(sep, literal=True) + 1
+    found = lines.select(quoted=line.str.contains('"', literal=True).any(),
+                         ragged=(fields != width).any())
+    if found["quoted"][0]:  # count again without the quoted values (which may hold sep)
+        outside = line.str.replace_all('"[^"]*"', "")
+        found = lines.select(
+            quoted=(line.str.count_matches('"', literal=True) % 2 == 1).any(),  # multi-line
+            ragged=(outside.str.count_matches(sep, literal=True) + 1 != width).any())
     if found["quoted"][0] or found["ragged"][0]:
         return scan(path, sep, width)
     blank = lines.with_row_index().filter(line.is_null())["index"]

@@ -100,15 +100,21 @@ def _parquet(path: Path, head: bytes) -> pl.DataFrame:
 
 def _layout(path: Path, sep: str, width: int) -> tuple[str | None, list[int]]:
     """The first line whose field count is not ``width`` (a message, or None) and the record
-    numbers of the blank lines: one vectorized count of ``sep`` per line, exact when the file
-    holds no quote character; a file with quotes goes to :func:`_scan`."""
+    numbers of the blank lines. Vectorized: a line's fields are its count of ``sep`` outside
+    quoted values, plus one; a file where a quoted value spans lines goes to :func:`_scan`."""
     lines = pl.read_csv(path, has_header=False, separator="\x1f", quote_char=None,
                         infer_schema=False, new_columns=["line"])
     if lines.width != 1:
         return _scan(path, sep, width)
     line = pl.col("line")
+    fields = line.str.count_matches(sep, literal=True) + 1
     found = lines.select(quoted=line.str.contains('"', literal=True).any(),
-                         ragged=(line.str.count_matches(sep, literal=True) != width - 1).any())
+                         ragged=(fields != width).any())
+    if found["quoted"][0]:  # count again without the quoted values (which may hold sep)
+        outside = line.str.replace_all('"[^"]*"', "")
+        found = lines.select(
+            quoted=(line.str.count_matches('"', literal=True) % 2 == 1).any(),  # multi-line
+            ragged=(outside.str.count_matches(sep, literal=True) + 1 != width).any())
     if found["quoted"][0] or found["ragged"][0]:
         return _scan(path, sep, width)
     blank = lines.with_row_index().filter(line.is_null())["index"]
