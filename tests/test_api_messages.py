@@ -84,6 +84,12 @@ def test_models_print_values_as_given() -> None:
         LDiversity(2.5)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("model", ["k", 5, [KAnonymity(2), "x"]])
+def test_model_that_is_not_a_model(model: object) -> None:
+    with pytest.raises(InvalidInput, match="is not a privacy model"):
+        starmin.anonymize(TABLE, qi="a", model=model)  # type: ignore[arg-type]
+
+
 def test_unknown_keyword_names_the_public_function() -> None:
     with pytest.raises(TypeError, match=r"anonymize\(\) got an unexpected keyword argument "
                        r"'kk'; did you mean 'k'\?"):

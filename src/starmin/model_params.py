@@ -146,6 +146,10 @@ def _file(name: str, value: str | Path) -> Path:
 
 def combine(models: Sequence[PrivacyModel]) -> PrivacyModel:
     """One model for several: the model itself, or ``AllOf`` of them."""
+    for m in models:
+        if not isinstance(m, PrivacyModel):
+            raise InvalidInput(f"{param('model', m)} is not a privacy model: pass e.g. "
+                               f"model=KAnonymity(5), or a parameter such as {param('k', 5)}")
     if len(models) == 1:
         return models[0]
     from starmin.models import AllOf
