@@ -117,14 +117,14 @@ def test_frequency_l_diversity_is_exact() -> None:
 
 
 @pytest.mark.parametrize("model, overall, words", [
-    (LDiversity(2), [7, 3], ["'A'", "7/10 > 1/2", "l <= 1"]),
-    (LDiversity(4), [3, 3, 4], ["only 3 distinct", "l <= 3"]),
+    (LDiversity(2), [7, 3], ["'A'", "7/10 > 1/2", "use at most l=1"]),
+    (LDiversity(4), [3, 3, 4], ["only 3 distinct", "use at most l=3"]),
     (DistinctLDiversity(3), [5, 5], ["only 2 distinct"]),
-    (EntropyLDiversity(2), [9, 1], ["entropy", "l <= 1"]),
+    (EntropyLDiversity(2), [9, 1], ["entropy", "use at most l=1"]),
     (RecursiveCLDiversity(1, 2), [5, 3], ["r1 / (r_l + ... + r_m)", "c > 1.667"]),
-    (PSensitiveKAnonymity(3, 2), [5, 5], ["p <= 2"]),
-    (PSensitiveKAnonymity(2, 20), [5, 5], ["k <= 10"]),
-    (KAnonymity(11), [5, 5], ["k <= 10"]),
+    (PSensitiveKAnonymity(3, 2), [5, 5], ["use at most p=2"]),
+    (PSensitiveKAnonymity(2, 20), [5, 5], ["use at most k=10"]),
+    (KAnonymity(11), [5, 5], ["use at most k=10"]),
 ])
 def test_infeasible_names_reason_and_fix(model: PrivacyModel, overall: list[int],
                                          words: list[str]) -> None:
