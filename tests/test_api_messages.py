@@ -150,6 +150,11 @@ def test_unconvertible_pandas_and_arrow_columns() -> None:
     assert starmin.anonymize(arrow, qi="q", k=2).report["verified"] is True
 
 
+def test_verifier_refuses_a_number_for_column_names() -> None:
+    with pytest.raises(InvalidInput, match="list of names, got 5"):
+        starmin.verify.verify(TABLE, 5, [], [KAnonymity(2)])  # type: ignore[arg-type]
+
+
 def test_verifier_names_nested_columns_and_close_matches() -> None:
     df = pl.DataFrame({"q": [[1], [2]] * 3, "age": [1, 2] * 3})
     with pytest.raises(InvalidInput, match="quasi-identifier column 'q' holds nested"):

@@ -30,6 +30,9 @@ def names(value: str | Iterable[str] | None, what: str) -> tuple[str, ...]:
         return ()
     if isinstance(value, str):
         return tuple(c.strip() for c in value.split(",") if c.strip())
+    if not isinstance(value, Iterable):
+        raise InvalidInput(f"{what} columns must be a list of names, got {value!r}: pass e.g. "
+                           "['age', 'zip']")
     out = tuple(value)
     for c in out:
         if not isinstance(c, str):
