@@ -7,9 +7,11 @@ writes them only when the release verified.
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -28,12 +30,33 @@ from starmin.transform.plan import ReleasePlan
 
 @dataclass(frozen=True, eq=False)
 class Release:
-    """A verified release: the table, the plan behind it, the verifier's verdict, the report."""
+    """A verified release: the table, the plan behind it, the verifier's verdict, the report.
 
-    table: pl.DataFrame
+    ``table`` comes back in the kind the data came in: a pandas DataFrame for pandas, a pyarrow
+    Table for pyarrow, a polars DataFrame (or LazyFrame) for polars, and a polars DataFrame for
+    a file path or a bundled sample. :meth:`write` writes the release and its report.
+    """
+
+    table: Any
     plan: ReleasePlan
     verification: Any
     report: dict[str, Any]
+    frame: pl.DataFrame = field(repr=False)
+    """The release as a polars DataFrame (what :meth:`write` writes)."""
+    separator: str = ","
+    """The CSV separator :meth:`write` uses: the input file's, else ``,``."""
+
+    def write(self, path: str | os.PathLike[str]) -> Path:
+        """Write the release to ``path`` (``.csv``, ``.tsv`` or ``.parquet``) and its report to
+        ``path + ".report.json"``, as a pair: both are written to temporary files and renamed
+        into place only when both are complete, so on any failure neither exists. Returns the
+        release path. Raises :class:`~starmin.errors.InvalidInput` for an unknown suffix, a
+        folder, an unwritable folder or columns CSV cannot hold, before writing anything."""
+        from starmin.io.output import check_output, write_table_pair
+
+        target = check_output(path, flag="path")
+        write_table_pair(self.frame, target, self.report, self.separator, flag="path")
+        return target.path
 
 
 def solve(rt: RowTypes, model: PrivacyModel, method: str = "auto", *, seed: int = 0,
@@ -159,7 +182,29 @@ def anonymize(
             f"the release from {plan.method} failed independent verification "
             f"({_failed(verdict)}); nothing was written. Please report this as a bug."
         )
-    return Release(released, plan, verdict, report)
+    return Release(as_kind_of(data, released), plan, verdict, report, frame=released,
+                   separator=_separator_of(data))
+
+
+def as_kind_of(data: Any, table: pl.DataFrame) -> Any:
+    """``table`` in the kind ``data`` came in (pandas, pyarrow, polars; polars for paths)."""
+    if isinstance(data, pl.LazyFrame):
+        return table.lazy()
+    mod = type(data).__module__
+    if mod.startswith("pandas"):
+        return table.to_pandas()
+    if mod.startswith("pyarrow"):
+        return table.to_arrow()
+    return table
+
+
+def _separator_of(data: Any) -> str:
+    if isinstance(data, str | os.PathLike) and not str(data).startswith("sample:") \
+            and Path(data).suffix.lower() == ".csv":
+        from starmin.io.tables import sniff_separator
+
+        return sniff_separator(Path(data))
+    return ","
 
 
 def _failed(verdict: Any) -> str:

@@ -40,25 +40,31 @@ def build_parser() -> argparse.ArgumentParser:
         "t-closeness or p-sensitivity with the fewest suppressed cells, verified "
         "independently.")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress output")
+    # -q also after the subcommand (SUPPRESS: an absent flag there keeps the global value)
+    quiet = Parser(add_help=False)
+    quiet.add_argument("--quiet", "-q", action="store_true", default=argparse.SUPPRESS,
+                       help="no progress output on stderr (results still go to stdout)")
     sub = parser.add_subparsers(dest="command", required=True)
     fmt = argparse.RawDescriptionHelpFormatter
 
     a = sub.add_parser("anonymize", help="release a table under a privacy model",
-                       epilog=_methods_text(), formatter_class=fmt)
+                       epilog=_methods_text(), formatter_class=fmt, parents=[quiet])
     add_table_args(a)
     add_model_args(a)
     a.add_argument("--method", default="auto", help="algorithm (see below; default auto)")
     a.add_argument("--seed", type=int, default=0, help="seed for every random choice")
-    a.add_argument("-o", "--output", help="release file (.csv or .parquet); the report goes "
-                   "to OUTPUT.report.json (default: out/<input>.anon.csv)")
+    a.add_argument("-o", "--output", help="release file (.csv, .tsv or .parquet); the report "
+                   "goes to OUTPUT.report.json; both are written as a pair, or neither "
+                   "(default: out/<input>.anon.csv)")
 
     v = sub.add_parser("verify", help="check a (released) table: exit 0 if every model "
-                       "holds, 1 if one fails, 2 on bad input")
+                       "holds, 1 if one fails, 2 on bad input", parents=[quiet])
     add_table_args(v)
     add_model_args(v)
     v.add_argument("--json", action="store_true", help="print the full verdict as JSON")
 
-    i = sub.add_parser("info", help="n, m, t_in, cardinalities and lower bounds")
+    i = sub.add_parser("info", help="n, m, t_in, cardinalities and lower bounds",
+                       parents=[quiet])
     add_table_args(i)
     i.add_argument("--k", type=whole, action="append",
                    help="k for the k-anonymity lower bounds (repeatable; default 2, 5, 10)")
@@ -66,7 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="t for the t-closeness lower bounds, equal distance "
                         "(repeatable; needs --sensitive; default: none)")
 
-    sub.add_parser("methods", help="list the algorithms and their guarantees")
+    sub.add_parser("methods", help="list the algorithms and their guarantees", parents=[quiet])
     return parser
 
 
@@ -104,22 +110,43 @@ def _default_output(source: str) -> Path:
 
 
 def cmd_anonymize(ns: argparse.Namespace) -> int:
-    from starmin.api import anonymize
-    from starmin.io.tables import sniff_separator, write_json, write_table
-    from starmin.report.text import summary
+    from starmin.io.output import check_output
 
     say = _progress(ns.quiet)
     out = Path(ns.output) if ns.output else _default_output(str(ns.input))
     src = str(ns.input)
-    _never_overwrite(src, out)  # before any work: the input is never modified
+    # every check on the output comes before any work: the input is never modified, and a
+    # release that cannot be written is refused before the table is read
+    target = check_output(out)
+    _never_overwrite(src, out)
+    _check_passthrough_format(src, ns, target)
+    from starmin.api import anonymize
+    from starmin.io.output import write_table_pair
+    from starmin.report.text import summary
+
     release = anonymize(src, ns.qi, ns.sensitive, identifiers=ns.identifiers,
                         method=ns.method, seed=ns.seed, progress=say, **model_params(ns))
     release.report["input"]["source"] = src
-    sep = sniff_separator(Path(src)) if Path(src).suffix.lower() == ".csv" else ","
-    write_table(release.table, out, separator=sep)
-    write_json(release.report, f"{out}.report.json")
+    write_table_pair(release.frame, target, release.report, release.separator)
     print(summary(release.report, written=str(out)))
     return EXIT_OK
+
+
+def _check_passthrough_format(src: str, ns: argparse.Namespace, target: Any) -> None:
+    """A Parquet input's columns that pass through unchanged (not QI, not identifiers) must
+    fit the output format: refuse nested columns to CSV before reading the table."""
+    if src.startswith("sample:") or Path(src).suffix.lower() not in (".parquet", ".pq"):
+        return  # CSV inputs hold flat values only
+    import polars as pl
+
+    from starmin.io.output import check_format
+
+    try:
+        schema = pl.read_parquet_schema(src)
+    except Exception:  # unreadable: the reader says why, with the file name
+        return
+    skip = {c.strip() for part in (ns.qi, ns.identifiers) for c in (part or "").split(",")}
+    check_format(target, {c: d for c, d in schema.items() if c not in skip})
 
 
 def _never_overwrite(src: str, out: Path) -> None:
@@ -135,22 +162,20 @@ def _never_overwrite(src: str, out: Path) -> None:
 
 
 def cmd_verify(ns: argparse.Namespace) -> int:
-    from starmin.model_params import combine, models_from_params
-    from starmin.verify import verify
+    from starmin.verification import verify
 
-    models = models_from_params(**model_params(ns))
-    if not models:
+    if not any(v is not None for v in (ns.k, ns.l, ns.t, ns.p)):
         raise StarminError("no privacy model given: add e.g. --k 5, --l 3 or --t 0.2")
-    from starmin.io.tables import read_table
-    from starmin.models.apply import check_sensitive
-
-    sens = [c for c in (ns.sensitive or "").split(",") if c]
-    check_sensitive(combine(models), sens)  # before the table is read
     # a file goes to the verifier's own reader (CSV as text: "02138" and "2138" differ, as an
     # attacker reads them); only the bundled samples are loaded here
     source = str(ns.input)
-    table = read_table(source) if source.startswith("sample:") else source
-    verdict = verify(table, ns.qi.split(","), sens, [combine(models)])
+    if source.startswith("sample:"):
+        from starmin.io.tables import read_table
+
+        table: Any = read_table(source)
+    else:
+        table = source
+    verdict = verify(table, ns.qi, ns.sensitive, **model_params(ns))
     d = verdict.as_dict()
     print(json.dumps(d, indent=2, default=str) if ns.json else verdict_text(d))
     return EXIT_OK if verdict.passed else EXIT_FAILED
@@ -202,9 +227,16 @@ def cmd_info(ns: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+EXIT_INTERNAL, EXIT_INTERRUPTED = 3, 130
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit status (0 ok, 1 verification failed, 2 bad input,
+    3 internal error, 130 interrupted). No traceback reaches the user unless
+    ``STARMIN_DEBUG=1`` is set."""
     parser = build_parser()
     ns = parser.parse_args(argv)
+    previous = _terminate_as_interrupt()
     try:
         if ns.command == "methods":
             print(_methods_text())
@@ -216,12 +248,56 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # e.g. `starmin methods | head`
         sys.stderr.close()
         return EXIT_OK
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM; temporary files were removed on the way
+        return _fail("interrupted", EXIT_INTERRUPTED)
     except VerificationFailed as exc:
-        print(f"starmin: {exc}", file=sys.stderr)
-        return EXIT_FAILED
+        return _fail(str(exc), EXIT_FAILED)
     except StarminError as exc:
-        print(f"starmin: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return _fail(str(exc), EXIT_BAD_INPUT)
+    except MemoryError:
+        return _fail("out of memory: try a smaller table, fewer QI columns, or a sensitive "
+                     "column with fewer values", EXIT_BAD_INPUT)
+    except OSError as exc:  # disk full, permissions changed mid-run, ...
+        where = f" {exc.filename}" if exc.filename else ""
+        return _fail(f"cannot read or write{where}: {exc.strerror or exc}; check the path, "
+                     "its permissions and the free space", EXIT_BAD_INPUT)
+    except Exception as exc:
+        if os.environ.get("STARMIN_DEBUG"):
+            raise
+        return _fail(f"internal error ({type(exc).__name__}: {_one_line(exc)}); this is a bug: "
+                     "please report it with the command line (STARMIN_DEBUG=1 shows the "
+                     "traceback)", EXIT_INTERNAL)
+    finally:
+        _restore(previous)
+
+
+def _fail(message: str, code: int) -> int:
+    print(f"starmin: {_one_line(message)}", file=sys.stderr, flush=True)
+    return code
+
+
+def _one_line(message: object) -> str:
+    return " ".join(str(message).split())
+
+
+def _terminate_as_interrupt() -> Any:
+    """SIGTERM ends a run like Ctrl-C (files cleaned, exit 130); returns the old handler."""
+    import signal
+
+    def handler(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        return signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread (e.g. called from a worker): leave it alone
+        return None
+
+
+def _restore(previous: Any) -> None:
+    import signal
+
+    if previous is not None:
+        signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":  # pragma: no cover

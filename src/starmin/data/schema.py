@@ -13,7 +13,9 @@ from starmin.errors import InvalidInput, param
 _ROLES = (("qi", "quasi-identifier"), ("sensitive", "sensitive"), ("identifiers", "identifier"))
 
 
-def _names(value: object, arg: str) -> tuple[str, ...]:
+def column_names(value: object, arg: str) -> tuple[str, ...]:
+    """Column names from a list or a comma-separated string (``arg`` names the parameter in
+    messages)."""
     if value is None:
         return ()
     if isinstance(value, str):
@@ -84,8 +86,8 @@ class Schema:
         identifiers: str | Iterable[str] | None = None,
     ) -> Schema:
         """Build a schema from names or comma-separated strings."""
-        return cls(_names(qi, "qi"), _names(sensitive, "sensitive"),
-                   _names(identifiers, "identifiers"))
+        return cls(column_names(qi, "qi"), column_names(sensitive, "sensitive"),
+                   column_names(identifiers, "identifiers"))
 
     def __post_init__(self) -> None:
         if not self.qi:

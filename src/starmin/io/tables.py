@@ -11,7 +11,6 @@ from __future__ import annotations
 import csv
 import json
 import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -267,14 +266,15 @@ def _unconvertible(table: Any, kind: str, exc: Exception) -> str:
 
 
 def _atomic(path: Path, write: Callable[[Path], None]) -> None:
+    from starmin.io.output import temp_beside
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
+    tmp = temp_beside(path)  # mode 0o666 less the umask, like any file the user creates
     try:
-        write(Path(tmp))
+        write(tmp)
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
 
 

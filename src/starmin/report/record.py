@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
@@ -34,7 +35,8 @@ def build_report(source: Any, rt: RowTypes, schema: Schema, model: PrivacyModel,
         "starmin_version": _version(),
         "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "input": {
-            "source": source if isinstance(source, str) else type(source).__name__,
+            "source": str(source) if isinstance(source, str | os.PathLike)
+            else type(source).__name__,
             "n": rt.n, "m": rt.m, "t_in": rt.t_in,
             "qi": list(schema.qi), "sensitive": list(schema.sensitive),
             "identifiers_dropped": list(schema.identifiers),
