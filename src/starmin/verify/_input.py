@@ -80,7 +80,10 @@ def read(path: Path, sensitive: tuple[str, ...]) -> pl.DataFrame:
         raise InvalidInput(_scan(path, sep, width)[0] or
                            f"cannot read {path} as CSV with separator {sep!r} "
                            f"({_first_line(exc)}): fix the file or give a Parquet file") from None
-    problem, blank = _layout(path, sep, width)
+    # polars refuses a line with too many fields but reads one with too few, or a blank line,
+    # with missing values at the end: only then is each line's field count looked at
+    last = df.columns[-1] if df.width else None
+    problem, blank = _layout(path, sep, width) if last and df[last].null_count() else (None, [])
     if problem is not None:
         raise InvalidInput(problem)
     if blank:  # polars reads a blank line as a record of missing values: drop those
