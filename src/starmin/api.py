@@ -21,9 +21,9 @@ from starmin.algorithms.base import Progress, silent
 from starmin.data.rowtypes import RowTypes
 from starmin.data.schema import Schema
 from starmin.engines.local import LocalEngine
-from starmin.errors import InvalidInput, VerificationFailed
+from starmin.errors import InvalidInput, VerificationFailed, param
 from starmin.io.tables import read_table
-from starmin.models.apply import check_feasible
+from starmin.models.apply import check_feasible, check_sensitive
 from starmin.models.base import PrivacyModel
 from starmin.transform.plan import ReleasePlan
 
@@ -133,21 +133,24 @@ def anonymize(
     Raises :class:`~starmin.errors.VerificationFailed` if the release does not pass the
     independent verifier (which never happens unless an algorithm is wrong).
     """
-    from starmin.model_params import combine, models_from_params
+    from starmin import model_params as P
     from starmin.report.record import build_report
     from starmin.verify import verify
 
+    P.check_call("anonymize", params, method, seed, progress)  # all before data is read
+    schema = Schema.of(qi, sensitive, identifiers)
+    models = list(model) if isinstance(model, Sequence) else ([model] if model else [])
+    models += P.models_from_params(**params)
+    if not models:
+        raise InvalidInput(f"no privacy model given: add e.g. {param('k', 5)} (k-anonymity) "
+                           f"or {param('l', 2)} (l-diversity)")
+    the_model = P.combine(models)
+    check_sensitive(the_model, schema.sensitive)
     say = progress or silent
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
-    table = read_table(data)
-    schema = Schema.of(qi, sensitive, identifiers)
+    table = read_table(data, schema=schema)
     timings["read"] = time.perf_counter() - t0
-    models = list(model) if isinstance(model, Sequence) else ([model] if model else [])
-    models += models_from_params(**params)
-    if not models:
-        raise InvalidInput("no privacy model given: add e.g. --k 5 (k-anonymity) or --l 3")
-    the_model = combine(models)
     engine = LocalEngine()
     t0 = time.perf_counter()
     encoded = engine.to_row_types(table, schema)

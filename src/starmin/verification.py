@@ -58,7 +58,9 @@ def verify(
     >>> verdict.passed  # doctest: +SKIP
     True
     """
+    from starmin.data.schema import column_names
     from starmin.model_params import combine, models_from_params
+    from starmin.models.apply import check_sensitive
     from starmin.verify import verify as check
 
     models = list(model) if isinstance(model, Sequence) else ([model] if model else [])
@@ -67,4 +69,6 @@ def verify(
                                  p=p)
     if not models:
         raise InvalidInput("no privacy model given: pass e.g. k=5, l=3 or t=0.2")
-    return check(table, qi, sensitive, [combine(models)], star=star)
+    the_model = combine(models)
+    check_sensitive(the_model, column_names(sensitive, "sensitive"))  # before the table is read
+    return check(table, qi, sensitive, [the_model], star=star)

@@ -50,7 +50,7 @@ def test_k_equal_n_suppresses_every_differing_column() -> None:
 
 def test_infeasible_when_k_exceeds_n() -> None:
     rt = random_table(1, 4)
-    with pytest.raises(Infeasible, match="choose k <= 4"):
+    with pytest.raises(Infeasible, match="use at most k=4"):
         brute_force.solve(rt, KAnonymity(5))
 
 

@@ -33,13 +33,15 @@ def a(*rows: list[int]) -> np.ndarray:
 
 
 @pytest.mark.parametrize("make, fix", [
-    (lambda: LDiversity(0), "--l"), (lambda: LDiversity(2.5), "--l"),
-    (lambda: LDiversity(True), "--l"), (lambda: DistinctLDiversity("3"), "--l"),
-    (lambda: EntropyLDiversity(-1), "--l"), (lambda: RecursiveCLDiversity(0, 2), "--c"),
-    (lambda: RecursiveCLDiversity("x", 2), "--c"), (lambda: RecursiveCLDiversity(2, 0), "--l"),
-    (lambda: TCloseness(1.5), "--t"), (lambda: TCloseness(-0.1), "--t"),
-    (lambda: TCloseness(float("nan")), "--t"), (lambda: TCloseness("abc"), "--t"),
-    (lambda: PSensitiveKAnonymity(0, 3), "--p"), (lambda: PSensitiveKAnonymity(2, 0), "--k"),
+    (lambda: LDiversity(0), "e.g. l=2"), (lambda: LDiversity(2.5), "e.g. l=2"),
+    (lambda: LDiversity(True), "e.g. l=2"), (lambda: DistinctLDiversity("3"), "e.g. l=2"),
+    (lambda: EntropyLDiversity(-1), "e.g. l=2"), (lambda: RecursiveCLDiversity(0, 2), "e.g. c=3"),
+    (lambda: RecursiveCLDiversity("x", 2), "e.g. c=3"),
+    (lambda: RecursiveCLDiversity(2, 0), "e.g. l=2"),
+    (lambda: TCloseness(1.5), "e.g. t=0.2"), (lambda: TCloseness(-0.1), "e.g. t=0.2"),
+    (lambda: TCloseness(float("nan")), "e.g. t=0.2"), (lambda: TCloseness("abc"), "e.g. t=0.2"),
+    (lambda: PSensitiveKAnonymity(0, 3), "e.g. p=2"),
+    (lambda: PSensitiveKAnonymity(2, 0), "e.g. k=5"),
     (lambda: TCloseness(0.2, distance="equal"), "EqualDistance()"),  # type: ignore[arg-type]
     (lambda: AllOf(), "AllOf(KAnonymity"), (lambda: AllOf(object()), "KAnonymity(5)"),  # type: ignore[arg-type]
 ])
@@ -115,14 +117,14 @@ def test_frequency_l_diversity_is_exact() -> None:
 
 
 @pytest.mark.parametrize("model, overall, words", [
-    (LDiversity(2), [7, 3], ["'A'", "7/10 > 1/2", "l <= 1"]),
-    (LDiversity(4), [3, 3, 4], ["only 3 distinct", "l <= 3"]),
+    (LDiversity(2), [7, 3], ["'A'", "7/10 > 1/2", "use at most l=1"]),
+    (LDiversity(4), [3, 3, 4], ["only 3 distinct", "use at most l=3"]),
     (DistinctLDiversity(3), [5, 5], ["only 2 distinct"]),
-    (EntropyLDiversity(2), [9, 1], ["entropy", "l <= 1"]),
+    (EntropyLDiversity(2), [9, 1], ["entropy", "use at most l=1"]),
     (RecursiveCLDiversity(1, 2), [5, 3], ["r1 / (r_l + ... + r_m)", "c > 1.667"]),
-    (PSensitiveKAnonymity(3, 2), [5, 5], ["p <= 2"]),
-    (PSensitiveKAnonymity(2, 20), [5, 5], ["k <= 10"]),
-    (KAnonymity(11), [5, 5], ["k <= 10"]),
+    (PSensitiveKAnonymity(3, 2), [5, 5], ["use at most p=2"]),
+    (PSensitiveKAnonymity(2, 20), [5, 5], ["use at most k=10"]),
+    (KAnonymity(11), [5, 5], ["use at most k=10"]),
 ])
 def test_infeasible_names_reason_and_fix(model: PrivacyModel, overall: list[int],
                                          words: list[str]) -> None:

@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import Any, NoReturn
 
 from starmin.model_params import DISTANCES, L_KINDS
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with the CLI's error form: one line ``starmin: <problem>: see ... --help``,
+    exit status 2 (no usage block)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"starmin: {message}: see '{self.prog} --help'\n")
 
 
 def add_table_args(p: argparse.ArgumentParser) -> None:
@@ -19,20 +27,20 @@ def add_table_args(p: argparse.ArgumentParser) -> None:
 
 def add_model_args(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("privacy model (combine several; all must hold)")
-    g.add_argument("--k", type=_positive_int, help="k-anonymity: every class has >= k rows")
-    g.add_argument("--l", type=_number, help="l-diversity (see --l-kind)")
+    g.add_argument("--k", type=whole, help="k-anonymity: every class has >= k rows")
+    g.add_argument("--l", type=number, help="l-diversity (see --l-kind)")
     g.add_argument("--l-kind", default="frequency", choices=L_KINDS,
                    help="frequency (default; the papers' form: each sensitive value at most "
                    "1/l of its class), distinct, entropy, or recursive (c,l)")
-    g.add_argument("--c", type=_number, help="c of recursive (c,l)-diversity")
-    g.add_argument("--t", type=_number, help="t-closeness: EMD of every class to the table "
+    g.add_argument("--c", type=number, help="c of recursive (c,l)-diversity")
+    g.add_argument("--t", type=number, help="t-closeness: EMD of every class to the table "
                    "<= t (0 <= t <= 1)")
     g.add_argument("--distance", default="equal", choices=DISTANCES,
                    help="t-closeness ground distance (default equal)")
     g.add_argument("--sa-hierarchy", help="hierarchy of the sensitive values (ARX CSV) for "
                    "--distance hierarchical")
     g.add_argument("--distance-matrix", help="square CSV metric for --distance matrix")
-    g.add_argument("--p", type=_positive_int, help="p-sensitive k-anonymity (with --k): "
+    g.add_argument("--p", type=whole, help="p-sensitive k-anonymity (with --k): "
                    ">= p distinct sensitive values per class")
 
 
@@ -42,17 +50,16 @@ def model_params(ns: argparse.Namespace) -> dict[str, Any]:
             "distance_matrix": ns.distance_matrix, "p": ns.p}
 
 
-def _positive_int(text: str) -> int:
+def whole(text: str) -> int:
+    """A whole number (its range is the model's to check, so the message is the same as
+    through the Python API)."""
     try:
-        v = int(text)
+        return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {v}")
-    return v
 
 
-def _number(text: str) -> float:
+def number(text: str) -> float:
     try:
         v = float(text)
     except ValueError:

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from starmin.cli.args import add_model_args, add_table_args, model_params
-from starmin.errors import InvalidInput, StarminError, VerificationFailed
+from starmin.cli.args import Parser, add_model_args, add_table_args, model_params, number, whole
+from starmin.errors import InvalidInput, StarminError, VerificationFailed, command_line
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -35,13 +35,13 @@ def _methods_text() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="starmin", description="Release microdata under k-anonymity, l-diversity, "
         "t-closeness or p-sensitivity with the fewest suppressed cells, verified "
         "independently.")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress output")
     # -q also after the subcommand (SUPPRESS: an absent flag there keeps the global value)
-    quiet = argparse.ArgumentParser(add_help=False)
+    quiet = Parser(add_help=False)
     quiet.add_argument("--quiet", "-q", action="store_true", default=argparse.SUPPRESS,
                        help="no progress output on stderr (results still go to stdout)")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -66,9 +66,9 @@ def build_parser() -> argparse.ArgumentParser:
     i = sub.add_parser("info", help="n, m, t_in, cardinalities and lower bounds",
                        parents=[quiet])
     add_table_args(i)
-    i.add_argument("--k", type=int, action="append",
+    i.add_argument("--k", type=whole, action="append",
                    help="k for the k-anonymity lower bounds (repeatable; default 2, 5, 10)")
-    i.add_argument("--t", type=float, action="append",
+    i.add_argument("--t", type=number, action="append",
                    help="t for the t-closeness lower bounds, equal distance "
                         "(repeatable; needs --sensitive; default: none)")
 
@@ -198,14 +198,16 @@ def cmd_info(ns: argparse.Namespace) -> int:
     from starmin.data.schema import Schema
     from starmin.engines.local import LocalEngine
     from starmin.io.tables import read_table
-    from starmin.models.t_closeness import TCloseness
+    from starmin.models import KAnonymity, TCloseness
 
     say = _progress(ns.quiet)
-    t_models = [(t, TCloseness(t)) for t in ns.t or []]  # bad t: an error before any work
+    t_models = [(t, TCloseness(t)) for t in ns.t or []]  # bad k or t: an error before any work
+    for k in ns.k or []:
+        KAnonymity(k)
     if t_models and not ns.sensitive:
         raise InvalidInput("--t needs a sensitive column: add --sensitive COLUMN")
-    rt = LocalEngine().to_row_types(read_table(str(ns.input)),
-                                    Schema.of(ns.qi, ns.sensitive)).row_types
+    schema = Schema.of(ns.qi, ns.sensitive)
+    rt = LocalEngine().to_row_types(read_table(str(ns.input), schema=schema), schema).row_types
     print(f"n = {rt.n} rows, m = {rt.m} QIs, t_in = {rt.t_in} row types")
     for c, card in zip(rt.qi, rt.cardinalities, strict=True):
         print(f"  {c:<24} {card} values")
@@ -239,9 +241,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if ns.command == "methods":
             print(_methods_text())
             return EXIT_OK
-        _defaults(ns)
-        return {"anonymize": cmd_anonymize, "verify": cmd_verify, "info": cmd_info}[
-            ns.command](ns)
+        with command_line():  # messages name flags (--k 5), not Python parameters (k=5)
+            _defaults(ns)
+            return {"anonymize": cmd_anonymize, "verify": cmd_verify, "info": cmd_info}[
+                ns.command](ns)
     except BrokenPipeError:  # e.g. `starmin methods | head`
         sys.stderr.close()
         return EXIT_OK

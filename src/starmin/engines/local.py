@@ -43,6 +43,7 @@ class LocalEngine:
         O(n log n); memory O(n) small integers.
         """
         schema.check_columns(table.columns)
+        schema.check_dtypes(table.schema)
         if table.height == 0:
             raise InvalidInput("the table has no rows: give a table with at least one record")
         for c in schema.qi:

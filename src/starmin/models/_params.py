@@ -16,30 +16,29 @@ from numbers import Rational
 import numpy as np
 from numpy.typing import NDArray
 
-from starmin.errors import InvalidInput
+from starmin.errors import InvalidInput, param
 
 INT64_SAFE = 2**62
 """Products below this bound cannot overflow int64; above it we switch to Python ints."""
 
 
-def whole(name: str, value: object, minimum: int, example: str) -> int:
-    """``value`` as a Python int ``>= minimum`` (``2.0`` is accepted as ``2``)."""
-    if isinstance(value, bool):
-        raise InvalidInput(f"{name} must be a whole number >= {minimum}, got {value!r}: "
-                           f"use e.g. {example}")
-    integral = isinstance(value, int | np.integer) or (
-        isinstance(value, float | np.floating) and float(value).is_integer())
-    if integral:
-        out = int(value)  # type: ignore[call-overload]
-    else:
-        raise InvalidInput(f"{name} must be a whole number >= {minimum}, got {value!r}: "
-                           f"use e.g. {example}")
+def whole(name: str, value: object, minimum: int, example: int) -> int:
+    """``value`` as a Python int ``>= minimum`` (``2.0`` is accepted as ``2``); the error names
+    the parameter as the caller wrote it (``k=0`` or ``--k 0``) and an ``example`` value."""
+    integral = not isinstance(value, bool) and (
+        isinstance(value, int | np.integer)
+        or (isinstance(value, float | np.floating) and float(value).is_integer()))
+    if not integral:
+        raise InvalidInput(f"{param(name, value)} is not a whole number: {param(name)} must be "
+                           f"a whole number >= {minimum}, e.g. {param(name, example)}")
+    out = int(value)  # type: ignore[call-overload]
     if out < minimum:
-        raise InvalidInput(f"{name} must be >= {minimum}, got {out}: use e.g. {example}")
+        raise InvalidInput(f"{param(name, value)} is too small: {param(name)} must be >= "
+                           f"{minimum}, e.g. {param(name, example)}")
     return out
 
 
-def exact(name: str, value: object, example: str) -> Fraction:
+def exact(name: str, value: object, example: object) -> Fraction:
     """``value`` as an exact rational: floats are read as the shortest decimal that prints as
     them (``0.1`` -> ``1/10``); ints, Fractions, Decimals and numeric strings exactly."""
     try:
@@ -57,19 +56,22 @@ def exact(name: str, value: object, example: str) -> Fraction:
             return Fraction(value.strip())
     except (TypeError, ValueError, ZeroDivisionError):
         pass
-    raise InvalidInput(f"{name} must be a number, got {value!r}: use e.g. {example}")
+    raise InvalidInput(f"{param(name, value)} is not a finite number: use e.g. "
+                       f"{param(name, example)}")
 
 
-def fraction_bounds(name: str, value: Fraction, lo: Fraction, hi: Fraction | None,
-                    example: str, lo_open: bool = False) -> None:
-    """Raise unless ``lo <= value <= hi`` (``lo < value`` when ``lo_open``)."""
+def fraction_bounds(name: str, given: object, value: Fraction, lo: Fraction,
+                    hi: Fraction | None, example: object, lo_open: bool = False) -> None:
+    """Raise unless ``lo <= value <= hi`` (``lo < value`` when ``lo_open``); the message shows
+    the value as ``given`` (``t=-0.1``, not ``-1/10``)."""
     bad = value <= lo if lo_open else value < lo
     if hi is not None and value > hi:
         bad = True
     if bad:
         rng = (f"{'>' if lo_open else '>='} {lo}" if hi is None
-               else f"in [{lo}, {hi}]")
-        raise InvalidInput(f"{name} must be {rng}, got {value}: use e.g. {example}")
+               else f"between {lo} and {hi}")
+        raise InvalidInput(f"{param(name, given)} is out of range: {param(name)} must be {rng}, "
+                           f"e.g. {param(name, example)}")
 
 
 def show(value: object) -> str:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 from numpy.typing import NDArray
 
 from starmin.data.rowtypes import RowTypes
-from starmin.errors import StarminError
+from starmin.errors import InvalidInput, StarminError, param
 from starmin.models.base import PrivacyModel
 
 
@@ -25,9 +27,21 @@ def holds(model: PrivacyModel, rt: RowTypes, key_counts: NDArray[np.integer]) ->
     return ok
 
 
+def check_sensitive(model: PrivacyModel, sensitive: Sequence[str]) -> None:
+    """Raise when ``model`` judges sensitive values but no sensitive column is named."""
+    if sensitive:
+        return
+    parts = getattr(model, "models", None) or (model,)
+    needy = [m.name for m in parts if m.uses_sensitive]
+    if needy:
+        raise InvalidInput(f"{needy[0]} needs a sensitive column, and none was given: name it "
+                           f"with {param('sensitive', 'COLUMN')}")
+
+
 def check_feasible(model: PrivacyModel, rt: RowTypes) -> None:
     """Raise when no release of ``rt`` can satisfy ``model`` (see ``check_feasible``); with
     several sensitive columns the message names the column."""
+    check_sensitive(model, rt.sensitive)
     names = rt.sensitive if len(rt.sensitive) > 1 else (None,)
     for name, tot, vals in zip(names, rt.sensitive_histograms(rt.counts.sum(axis=0)),
                                rt.sensitive_values(), strict=True):

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from starmin.errors import Infeasible, InvalidInput
+from starmin.errors import Infeasible, param
+from starmin.models._params import whole
 from starmin.models.base import Evaluation
 
 
@@ -19,8 +20,7 @@ class KAnonymity:
     k: int
 
     def __post_init__(self) -> None:
-        if isinstance(self.k, bool) or not isinstance(self.k, int | np.integer) or self.k < 1:
-            raise InvalidInput(f"k must be a whole number >= 1, got {self.k!r}: use e.g. --k 5")
+        object.__setattr__(self, "k", whole("k", self.k, 1, 5))
 
     @property
     def name(self) -> str:
@@ -40,6 +40,6 @@ class KAnonymity:
         n = int(np.asarray(overall).sum())
         if self.k > n:
             raise Infeasible(
-                f"k = {self.k} is larger than the table ({n} rows): no {self.k}-anonymous "
-                f"release exists; choose k <= {n}"
+                f"{param('k', self.k)} is larger than the table ({n} rows): no "
+                f"{self.k}-anonymous release exists; use at most {param('k', n)}"
             )

@@ -31,11 +31,11 @@ from fractions import Fraction
 import numpy as np
 from numpy.typing import NDArray
 
-from starmin.errors import Infeasible
+from starmin.errors import Infeasible, param
 from starmin.models._params import INT64_SAFE, as_counts, exact, fraction_bounds, show, whole
 from starmin.models.base import Evaluation
 
-_L_EXAMPLE = "--l 2"
+_L_EXAMPLE = 2
 
 
 def _distinct(hist: NDArray[np.int64]) -> NDArray[np.int64]:
@@ -48,7 +48,8 @@ def _too_few_values(l: int, overall: NDArray[np.int64], values: Sequence[object]
     if l > present:
         raise Infeasible(
             f"no {what} release exists: l = {l} but the sensitive column has only {present} "
-            f"distinct value{'s' if present != 1 else ''}; choose l <= {max(present, 1)}"
+            f"distinct value{'s' if present != 1 else ''}; use at most "
+            f"{param('l', max(present, 1))}"
         )
 
 
@@ -99,7 +100,7 @@ class LDiversity:
             raise Infeasible(
                 f"no l-diverse release exists (l = {self.l}): value {show(values[j])} has "
                 f"frequency {int(o[j])}/{n} > 1/{self.l} in the whole table (Xiao et al. Lemma 1); "
-                f"choose l <= {n // int(o[j])}"
+                f"use at most {param('l', n // int(o[j]))}"
             )
 
 
@@ -237,7 +238,8 @@ class EntropyLDiversity:
             raise Infeasible(
                 f"no entropy l-diverse release exists (l = {self.l}): the whole table's entropy is "
                 f"log {measure[0]:.4g} < log {self.l}, and merging classes never raises it "
-                f"above the table's; choose l <= {math.floor(measure[0] + 1e-9)}"
+                f"above the table's; use at most "
+                f"{param('l', math.floor(measure[0] + 1e-9))}"
             )
 
 
@@ -257,8 +259,8 @@ class RecursiveCLDiversity:
     c_exact: Fraction = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        c = exact("c", self.c, "--c 3")
-        fraction_bounds("c", c, Fraction(0), None, "--c 3", lo_open=True)
+        c = exact("c", self.c, 3)
+        fraction_bounds("c", self.c, c, Fraction(0), None, 3, lo_open=True)
         object.__setattr__(self, "c_exact", c)
         object.__setattr__(self, "l", whole("l", self.l, 1, _L_EXAMPLE))
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from starmin.errors import Infeasible
+from starmin.errors import Infeasible, param
 from starmin.models._params import as_counts, whole
 from starmin.models.base import Evaluation
 
@@ -28,8 +28,8 @@ class PSensitiveKAnonymity:
     k: int
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "p", whole("p", self.p, 1, "--p 2"))
-        object.__setattr__(self, "k", whole("k", self.k, 1, "--k 5"))
+        object.__setattr__(self, "p", whole("p", self.p, 1, 2))
+        object.__setattr__(self, "k", whole("k", self.k, 1, 5))
 
     @property
     def name(self) -> str:
@@ -59,9 +59,10 @@ class PSensitiveKAnonymity:
         _, o = as_counts(np.zeros((0, len(overall)), dtype=np.int64), overall)
         n, present = int(o.sum()), int((o > 0).sum())
         if self.k > n:
-            raise Infeasible(f"k = {self.k} is larger than the table ({n} rows): no "
-                             f"{self.k}-anonymous release exists; choose k <= {n}")
+            raise Infeasible(f"{param('k', self.k)} is larger than the table ({n} rows): no "
+                             f"{self.k}-anonymous release exists; use at most {param('k', n)}")
         if self.p > present:
             raise Infeasible(
                 f"no {self.p}-sensitive release exists: the sensitive column has only "
-                f"{present} distinct value{'s' if present != 1 else ''}; choose p <= {present}")
+                f"{present} distinct value{'s' if present != 1 else ''}; use at most "
+                f"{param('p', max(present, 1))}")

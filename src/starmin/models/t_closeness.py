@@ -79,8 +79,8 @@ class TCloseness:
     t_exact: Fraction = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        t = exact("t", self.t, "--t 0.2")
-        fraction_bounds("t", t, Fraction(0), Fraction(1), "--t 0.2")
+        t = exact("t", self.t, 0.2)
+        fraction_bounds("t", self.t, t, Fraction(0), Fraction(1), 0.2)
         object.__setattr__(self, "t_exact", t)
         if not isinstance(self.distance, EqualDistance | OrderedDistance | HierarchicalDistance
                           | MatrixDistance):

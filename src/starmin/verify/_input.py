@@ -15,8 +15,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import polars as pl
 
+from starmin.data.schema import dtype_problem, unknown_column
 from starmin.errors import InvalidInput
 
 _SEPARATORS = (";", ",", "\t")
@@ -28,6 +30,9 @@ def names(value: str | Iterable[str] | None, what: str) -> tuple[str, ...]:
         return ()
     if isinstance(value, str):
         return tuple(c.strip() for c in value.split(",") if c.strip())
+    if not isinstance(value, Iterable):
+        raise InvalidInput(f"{what} columns must be a list of names, got {value!r}: pass e.g. "
+                           "['age', 'zip']")
     out = tuple(value)
     for c in out:
         if not isinstance(c, str):
@@ -48,24 +53,121 @@ def sniff(path: Path) -> str:
 
 
 def read(path: Path, sensitive: tuple[str, ...]) -> pl.DataFrame:
-    """Read a CSV (separator sniffed) or Parquet file."""
+    """Read a CSV (separator sniffed) or Parquet file; every problem is one
+    :class:`InvalidInput` naming the file, the line where known, and the fix."""
     if not path.exists():
         raise InvalidInput(f"table file {path} does not exist: check the path")
+    if path.is_dir():
+        raise InvalidInput(f"table {path} is a directory: give a CSV or Parquet file in it")
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(8192)
+    except OSError as exc:
+        raise InvalidInput(f"cannot read {path} ({exc.strerror}): check its permissions"
+                           ) from None
     if path.suffix.lower() in (".parquet", ".pq"):
-        return pl.read_parquet(path)
+        return _parquet(path, head)
+    if head.startswith(b"PAR1"):
+        raise InvalidInput(f"{path} is a Parquet file: rename it to end in .parquet")
+    if b"\0" in head or head.startswith((b"\x1f\x8b", b"PK\x03\x04")):
+        raise InvalidInput(f"{path} is not a CSV text file (it holds binary, compressed or "
+                           "UTF-16 data): give a UTF-8 CSV file or a Parquet file")
     sep = sniff(path)
-    _unique_header(path, sep)
+    width = len(_unique_header(path, sep))
     try:
         df = pl.read_csv(path, separator=sep, infer_schema=False)
     except pl.exceptions.PolarsError as exc:
-        raise InvalidInput(f"cannot read {path} as CSV with separator {sep!r}: {exc}; "
-                           "fix the file or give a Parquet file") from exc
+        raise InvalidInput(_scan(path, sep, width)[0] or
+                           f"cannot read {path} as CSV with separator {sep!r} "
+                           f"({_first_line(exc)}): fix the file or give a Parquet file") from None
+    # polars refuses a line with too many fields but reads one with too few, or a blank line,
+    # with missing values at the end: only then is each line's field count looked at
+    last = df.columns[-1] if df.width else None
+    problem, blank = _layout(path, sep, width) if last and df[last].null_count() else (None, [])
+    if problem is not None:
+        raise InvalidInput(problem)
+    if blank:  # polars reads a blank line as a record of missing values: drop those
+        keep = np.ones(df.height, dtype=bool)
+        keep[np.asarray(blank, dtype=np.int64)] = False
+        df = df.filter(pl.Series(keep))
     return df.with_columns([_numeric(df[c]) for c in sensitive if c in df.columns])
 
 
-def _unique_header(path: Path, sep: str) -> None:
-    """Raise when two columns of the CSV header share a name."""
-    with open(path, encoding="utf-8", errors="replace", newline="") as fh:
+def _parquet(path: Path, head: bytes) -> pl.DataFrame:
+    if not head.startswith(b"PAR1"):
+        raise InvalidInput(f"{path} is not a Parquet file: give a Parquet file, or rename a "
+                           "CSV file to end in .csv")
+    try:
+        return pl.read_parquet(path)
+    except (pl.exceptions.PolarsError, pl.exceptions.PanicException, OSError) as exc:
+        raise InvalidInput(f"cannot read {path} as Parquet ({_first_line(exc)}): the file is "
+                           "damaged or incomplete; write it again") from None
+
+
+def _layout(path: Path, sep: str, width: int) -> tuple[str | None, list[int]]:
+    """The first line whose field count is not ``width`` (a message, or None) and the record
+    numbers of the blank lines. Vectorized: a line's fields are its count of ``sep`` outside
+    quoted values, plus one; a file where a quoted value spans lines goes to :func:`_scan`."""
+    lines = pl.read_csv(path, has_header=False, separator="\x1f", quote_char=None,
+                        infer_schema=False, new_columns=["line"])
+    if lines.width != 1:
+        return _scan(path, sep, width)
+    line = pl.col("line")
+    fields = line.str.count_matches(sep, literal=True) + 1
+    found = lines.select(quoted=line.str.contains('"', literal=True).any(),
+                         ragged=(fields != width).any())
+    if found["quoted"][0]:  # count again without the quoted values (which may hold sep)
+        outside = line.str.replace_all('"[^"]*"', "")
+        found = lines.select(
+            quoted=(line.str.count_matches('"', literal=True) % 2 == 1).any(),  # multi-line
+            ragged=(outside.str.count_matches(sep, literal=True) + 1 != width).any())
+    if found["quoted"][0] or found["ragged"][0]:
+        return _scan(path, sep, width)
+    blank = lines.with_row_index().filter(line.is_null())["index"]
+    return None, [int(i) - 1 for i in blank if i > 0]
+
+
+def _scan(path: Path, sep: str, width: int) -> tuple[str | None, list[int]]:
+    """Line by line (slow, for the files :func:`_layout` cannot judge): the first line that is
+    not UTF-8, opens a quote it never closes, or has other than ``width`` fields (a message, or
+    None); and the record numbers of the blank lines."""
+    with open(path, "rb") as fh:
+        for no, raw in enumerate(fh, 1):
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                return (f"{path} line {no} is not UTF-8 text (byte 0x{raw[exc.start]:02x}): "
+                        "save the file as UTF-8 (e.g. iconv -f latin1 -t utf-8)"), []
+    blank: list[int] = []
+    with open(path, encoding="utf-8-sig", newline="") as fh:
+        reader = csv.reader(fh, delimiter=sep, strict=True)
+        start = 1
+        try:
+            for record, row in enumerate(reader, -1):
+                if not row and record >= 0:
+                    blank.append(record)
+                if row and len(row) != width:
+                    return (f"{path} line {start} has {len(row)} field"
+                            f"{'s' if len(row) != 1 else ''} but the header has {width}: give "
+                            f"every line {width} fields separated by {sep!r} (quote a value "
+                            "that holds the separator)"), blank
+                start = reader.line_num + 1
+        except csv.Error as exc:
+            if reader.line_num > start or "end of data" in str(exc):
+                return (f"{path} line {start} opens a quote that is never closed: close it "
+                        "(a quote inside a quoted value is written twice: \"\")"), blank
+            return f"{path} line {start}: {exc}: fix the quoting of that line", blank
+    return None, blank
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = [x.strip() for x in str(exc).splitlines() if x.strip()]
+    return lines[0][:200] if lines else type(exc).__name__
+
+
+def _unique_header(path: Path, sep: str) -> list[str]:
+    """The CSV header's names; raise when two columns share a name."""
+    with open(path, encoding="utf-8-sig", errors="replace", newline="") as fh:
         header = next(csv.reader(fh, delimiter=sep), [])
     seen: set[str] = set()
     for name in header:
@@ -73,6 +175,7 @@ def _unique_header(path: Path, sep: str) -> None:
             raise InvalidInput(f"{path} has two columns named {name!r}: rename one so every "
                                "column is unique")
         seen.add(name)
+    return header
 
 
 def _numeric(col: pl.Series) -> pl.Series:
@@ -93,11 +196,14 @@ def to_frame(table: Any, sensitive: tuple[str, ...]) -> pl.DataFrame:
         return table
     if isinstance(table, pl.LazyFrame):
         return table.collect()
-    mod = type(table).__module__
-    if mod.startswith("pandas"):
-        return pl.from_pandas(table)  # the index is not a column: row labels do not matter
-    if mod.startswith("pyarrow"):
-        out = pl.from_arrow(table)
+    kind = type(table).__module__.split(".")[0]
+    if kind in ("pandas", "pyarrow"):
+        try:  # a pandas index is not a column: row labels do not matter
+            out = pl.from_pandas(table) if kind == "pandas" else pl.from_arrow(table)
+        except (pl.exceptions.PolarsError, ValueError, TypeError) as exc:
+            raise InvalidInput(f"cannot convert the {kind} table ({_first_line(exc)}): give "
+                               "columns of one type of plain values (text, numbers, dates)"
+                               ) from None
         if isinstance(out, pl.DataFrame):
             return out
     raise InvalidInput(f"cannot verify a {type(table).__name__}: give a polars, pandas or "
@@ -118,7 +224,11 @@ def check_columns(df: pl.DataFrame, qi: tuple[str, ...], sensitive: tuple[str, .
                            "sensitive: give each column one role")
     for c in (*qi, *sensitive):
         if c not in df.columns:
-            raise InvalidInput(f"unknown column {c!r}: the table has columns "
-                               f"{', '.join(df.columns)}")
+            raise unknown_column(c, df.columns)
+    for group, what in ((qi, "quasi-identifier"), (sensitive, "sensitive")):
+        for c in group:
+            problem = dtype_problem(df.schema[c])
+            if problem is not None:
+                raise InvalidInput(f"{what} column {c!r} holds {problem}")
     if df.height == 0:
         raise InvalidInput("the table has no rows: verify a release with at least one record")
