@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, cast
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, cast
 
 from starmin.errors import InvalidInput
-from starmin.models.base import PrivacyModel
+
+if TYPE_CHECKING:  # the CLI's flags read L_KINDS and DISTANCES: no numpy for --help
+    from starmin.models.base import PrivacyModel
 
 L_KINDS = ("frequency", "distinct", "entropy", "recursive")
 DISTANCES = ("equal", "ordered", "hierarchical", "matrix")
@@ -81,6 +81,8 @@ def _distance(name: str, hierarchy: str | Path | None, matrix: str | Path | None
     if name == "matrix":
         if matrix is None:
             raise InvalidInput("matrix distance needs --distance-matrix FILE (square CSV)")
+        import numpy as np
+
         try:
             D = np.loadtxt(matrix, delimiter=",", ndmin=2)
         except ValueError as exc:

@@ -34,6 +34,16 @@ def _methods_text() -> str:
     return "\n".join(lines)
 
 
+_METHODS = "\0methods"
+"""Stands for the methods list in an epilog: filled in only when that help is printed, so
+parsing loads no algorithm (nor its solver libraries)."""
+
+
+class _MethodsHelp(argparse.RawDescriptionHelpFormatter):
+    def add_text(self, text: str | None) -> None:
+        super().add_text(_methods_text() if text == _METHODS else text)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="starmin", description="Release microdata under k-anonymity, l-diversity, "
@@ -41,10 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
         "independently.")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress output")
     sub = parser.add_subparsers(dest="command", required=True)
-    fmt = argparse.RawDescriptionHelpFormatter
-
     a = sub.add_parser("anonymize", help="release a table under a privacy model",
-                       epilog=_methods_text(), formatter_class=fmt)
+                       epilog=_METHODS, formatter_class=_MethodsHelp)
     add_table_args(a)
     add_model_args(a)
     a.add_argument("--method", default="auto", help="algorithm (see below; default auto)")
@@ -141,13 +149,16 @@ def cmd_verify(ns: argparse.Namespace) -> int:
     models = models_from_params(**model_params(ns))
     if not models:
         raise StarminError("no privacy model given: add e.g. --k 5, --l 3 or --t 0.2")
-    from starmin.io.tables import read_table
 
     sens = [c for c in (ns.sensitive or "").split(",") if c]
     # a file goes to the verifier's own reader (CSV as text: "02138" and "2138" differ, as an
     # attacker reads them); only the bundled samples are loaded here
     source = str(ns.input)
-    table = read_table(source) if source.startswith("sample:") else source
+    table: Any = source
+    if source.startswith("sample:"):
+        from starmin.io.tables import read_table
+
+        table = read_table(source)
     verdict = verify(table, ns.qi.split(","), sens, [combine(models)])
     d = verdict.as_dict()
     print(json.dumps(d, indent=2, default=str) if ns.json else verdict_text(d))
