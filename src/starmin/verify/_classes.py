@@ -187,6 +187,9 @@ def group(df: pl.DataFrame, qi: tuple[str, ...], sensitive: tuple[str, ...],
           path: GroupPath | None = None) -> Classes:
     """Group ``df`` by its released QI values (see the module docstring); ``path`` forces
     one way (for tests), else a probe of the first rows chooses."""
+    # only the columns read, one chunk each: a CSV is read in parallel pieces, and grouping a
+    # frame of many pieces costs several times the copy that joins them
+    df = df.select(*qi, *sensitive).rechunk()
     path = path or _choose(df, qi, sensitive)
     if path == "pairs":
         return group_pairs(df, qi, sensitive)
