@@ -143,6 +143,8 @@ def _never_overwrite(src: str, out: Path) -> None:
 
 
 def cmd_verify(ns: argparse.Namespace) -> int:
+    # the verifier does no dense linear algebra: OpenBLAS's thread pool would only add start-up
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     from starmin.model_params import combine, models_from_params
     from starmin.verify import verify
 
