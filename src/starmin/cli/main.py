@@ -143,8 +143,9 @@ def _never_overwrite(src: str, out: Path) -> None:
 
 
 def cmd_verify(ns: argparse.Namespace) -> int:
-    # the verifier does no dense linear algebra: OpenBLAS's thread pool would only add start-up
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    if "numpy" not in sys.modules:  # a fresh process (a caller's environment is left alone)
+        # the verifier does no dense linear algebra: OpenBLAS's threads would only add start-up
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     from starmin.model_params import combine, models_from_params
     from starmin.verify import verify
 
