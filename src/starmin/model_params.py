@@ -9,13 +9,12 @@ import os
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, cast
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, cast
 
 from starmin.errors import InvalidInput, on_command_line, param
-from starmin.models._params import whole
-from starmin.models.base import PrivacyModel
+
+if TYPE_CHECKING:  # the CLI's flags read L_KINDS and DISTANCES: no numpy for --help
+    from starmin.models.base import PrivacyModel
 
 L_KINDS = ("frequency", "distinct", "entropy", "recursive")
 DISTANCES = ("equal", "ordered", "hierarchical", "matrix")
@@ -120,6 +119,8 @@ def _distance(name: str, hierarchy: str | Path | None, matrix: str | Path | None
         raise InvalidInput(f"{param('distance', 'matrix')} needs "
                            f"{param('distance_matrix', 'FILE')} (a square CSV of numbers)")
     path = _file("distance_matrix", matrix)
+    import numpy as np
+
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # numpy warns on an empty file; we raise below
@@ -146,6 +147,8 @@ def _file(name: str, value: str | Path) -> Path:
 
 def combine(models: Sequence[PrivacyModel]) -> PrivacyModel:
     """One model for several: the model itself, or ``AllOf`` of them."""
+    from starmin.models.base import PrivacyModel
+
     for m in models:
         if not isinstance(m, PrivacyModel):
             raise InvalidInput(f"{param('model', m)} is not a privacy model: pass e.g. "
@@ -168,6 +171,8 @@ def check_call(function: str, params: Iterable[str], method: object, seed: objec
     (None or a callable taking a message)."""
     check_keywords(function, params)
     check_method(method)
+    from starmin.models._params import whole
+
     whole("seed", seed, 0, 0)
     if progress is not None and not callable(progress):
         raise InvalidInput(f"{param('progress', progress)} is not callable: pass a function "

@@ -127,6 +127,25 @@ def test_csv_keeps_released_text(tmp_path: Path) -> None:
     assert verify(path, "age", "s", [DistinctLDiversity(2)]).passed
 
 
+@pytest.mark.parametrize(("values", "numeric"), [
+    (["3", "-2", None, "10"], True),
+    (["2.5", "3", "1e3"], False),  # "1e3" reads back as "1000.0"
+    (["2.5", "-0.25", None], True),
+    (["x", "3", "4"], False),  # the first value is text: decided there
+    ([None, "3", "x"], False),  # text after numbers: the full pass decides
+    (["3", "03"], False),
+])
+def test_csv_sensitive_column_is_numbers_only_when_every_value_reads_back(
+        tmp_path: Path, values: list[str | None], numeric: bool) -> None:
+    from starmin.verify._input import read
+
+    path = tmp_path / "t.csv"
+    pl.DataFrame({"q": ["a"] * len(values), "s": values}).write_csv(path)
+    col = read(path, ("s",))["s"]
+    assert col.dtype.is_numeric() == numeric
+    assert col.cast(pl.String).to_list() == values if numeric else col.to_list() == values
+
+
 def test_pandas_and_pyarrow_inputs() -> None:
     df = released(4)
     want = verify(df, QI, ["disease", "salary"], MODELS).as_dict()

@@ -34,9 +34,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 from numpy.typing import NDArray
-from scipy.optimize import linprog
 
 from starmin.algorithms.base import Progress, silent
 from starmin.algorithms.heuristic.pattern_keys import IntArray, PatternKeys, masks_of_level
@@ -167,6 +165,9 @@ def _deficient(keys: PatternKeys, s: int, cand: IntArray, n: IntArray, lev: IntA
 def _level_lp(keys: PatternKeys, s: int, deficient: IntArray, n: IntArray, lev: IntArray,
               alpha: NDArray[np.float64], k: int) -> NDArray[np.float64]:
     """``delta`` of the deficient row types of level ``s`` (an exactly feasible LP point)."""
+    import scipy.sparse as sp  # solver libraries load when a bound is computed
+    from scipy.optimize import linprog
+
     col = np.full(keys.t, -1, dtype=np.int64)
     col[deficient] = np.arange(len(deficient))
     rows: list[IntArray] = []

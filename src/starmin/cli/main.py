@@ -34,6 +34,16 @@ def _methods_text() -> str:
     return "\n".join(lines)
 
 
+_METHODS = "\0methods"
+"""Stands for the methods list in an epilog: filled in only when that help is printed, so
+parsing loads no algorithm (nor its solver libraries)."""
+
+
+class _MethodsHelp(argparse.RawDescriptionHelpFormatter):
+    def add_text(self, text: str | None) -> None:
+        super().add_text(_methods_text() if text == _METHODS else text)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog="starmin", description="Release microdata under k-anonymity, l-diversity, "
@@ -45,10 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
     quiet.add_argument("--quiet", "-q", action="store_true", default=argparse.SUPPRESS,
                        help="no progress output on stderr (results still go to stdout)")
     sub = parser.add_subparsers(dest="command", required=True)
-    fmt = argparse.RawDescriptionHelpFormatter
-
     a = sub.add_parser("anonymize", help="release a table under a privacy model",
-                       epilog=_methods_text(), formatter_class=fmt, parents=[quiet])
+                       epilog=_METHODS, formatter_class=_MethodsHelp, parents=[quiet])
     add_table_args(a)
     add_model_args(a)
     a.add_argument("--method", default="auto", help="algorithm (see below; default auto)")
@@ -162,6 +170,9 @@ def _never_overwrite(src: str, out: Path) -> None:
 
 
 def cmd_verify(ns: argparse.Namespace) -> int:
+    if "numpy" not in sys.modules:  # a fresh process (a caller's environment is left alone)
+        # the verifier does no dense linear algebra: OpenBLAS's threads would only add start-up
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     from starmin.verification import verify
 
     if not any(v is not None for v in (ns.k, ns.l, ns.t, ns.p)):

@@ -26,7 +26,6 @@ from typing import Literal
 import numpy as np
 import polars as pl
 from numpy.typing import NDArray
-from scipy.special import ndtri
 
 from starmin.datasets.census import age_bands
 from starmin.datasets.sampling import Codes, Conditional, FloatArray, check_n, generate, to_frame
@@ -149,6 +148,8 @@ def _model() -> _Model:
 
 def _draw(u: FloatArray) -> dict[str, NDArray[np.integer]]:
     """Codes of every column for uniforms ``u`` of shape ``(9, rows)``."""
+    from scipy.special import ndtri  # scipy loads only when rows are drawn
+
     M = _model()
     gender = M.gender.sample(u[0])
     age = M.age.sample(u[1]) + AGE_MIN

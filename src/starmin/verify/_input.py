@@ -180,12 +180,20 @@ def _unique_header(path: Path, sep: str) -> list[str]:
 
 def _numeric(col: pl.Series) -> pl.Series:
     """``col`` as numbers when every value reads back exactly as written; else unchanged."""
+    if _as_number(col.drop_nulls().head(1)) is None:
+        return col  # the first value is text: decided without a pass over the column
+    num = _as_number(col)
+    return col if num is None else num
+
+
+def _as_number(col: pl.Series) -> pl.Series | None:
+    """``col`` as Int64 or else Float64 if every value reads back exactly; else None."""
     for dtype in (pl.Int64, pl.Float64):
         num = col.cast(dtype, strict=False)
         if num.null_count() == col.null_count() and bool(
                 (num.cast(pl.String) == col).fill_null(True).all()):
             return num
-    return col
+    return None
 
 
 def to_frame(table: Any, sensitive: tuple[str, ...]) -> pl.DataFrame:

@@ -73,12 +73,10 @@ EDBT 2010, Definition 2 (l-eligible) and Lemma 1 (union closure).
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import scipy.sparse as sp
 from numpy.typing import NDArray
-from scipy.optimize import Bounds, LinearConstraint, linprog, milp
 
 from starmin.algorithms.base import Algorithm, Progress, silent
 from starmin.algorithms.exact._two_diversity import (
@@ -90,6 +88,9 @@ from starmin.data.rowtypes import RowTypes
 from starmin.errors import SolverLimit
 from starmin.models.base import PrivacyModel
 from starmin.transform.plan import Guarantee, ReleasePlan
+
+if TYPE_CHECKING:  # scipy loads only when a MILP is solved: listing the methods stays light
+    import scipy.sparse as sp
 
 NAME = "two-diversity-milp"
 MAX_SLOTS = 1500
@@ -196,6 +197,8 @@ def _scan_triples(codes: Ints, sk: IntArray, iu: Int32Array, iv: Int32Array,
 
 def _triple_rows(st: IntArray, members: Ints) -> sp.csr_array:
     """One row ``sum y_g <= 1`` per row-type set shared by two or more triple types."""
+    import scipy.sparse as sp
+
     tri = np.flatnonzero(members[:, 2] >= 0)
     R = np.sort(st[members[tri]], axis=1)  # (T, 3) row types of each triple, sorted
     _, inv, cnt = np.unique(R, axis=0, return_inverse=True, return_counts=True)
@@ -210,6 +213,8 @@ def _triple_rows(st: IntArray, members: Ints) -> sp.csr_array:
 def _coverage(members: Ints, N: int) -> sp.csc_array:
     """``(N, G)`` 0/1 matrix, column ``g`` marks the slots of group type ``g`` (built as CSC
     straight from ``members``)."""
+    import scipy.sparse as sp
+
     used = members >= 0  # (G, 3)
     indptr = np.concatenate([[0], np.cumsum(used.sum(axis=1))])
     indices = members[used].astype(np.int32)  # row-major: the slots of group 0, then 1, ...
@@ -225,6 +230,8 @@ def _upper(members: Ints, sc: IntArray) -> IntArray:
 def _pair_duals(A: sp.csc_array, cost: IntArray, sc: IntArray) -> FloatArray:
     """Optimal duals ``pi (N,)`` of the LP relaxation over pairs only (feasible for a
     2-eligible table: a fractional perfect b-matching of a complete multipartite graph)."""
+    from scipy.optimize import linprog
+
     res = linprog(cost.astype(float), A_eq=A, b_eq=sc.astype(float), bounds=(0, None),
                   method="highs")
     if res.status != 0:
@@ -237,6 +244,8 @@ def _milp(A: sp.csc_array, members: Ints, cost: Ints, sc: IntArray, st: IntArray
           time_limit: float | None) -> tuple[IntArray, int] | None:
     """Optimal integer ``y (G,)`` and its cost, ``None`` if infeasible; raises when HiGHS
     stops without proving optimality."""
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
     ub = _upper(members, sc)
     cons = [LinearConstraint(A, sc.astype(float), sc.astype(float))]
     T = _triple_rows(st, members)

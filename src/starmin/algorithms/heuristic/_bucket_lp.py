@@ -25,9 +25,7 @@ for 30k variables).
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 from numpy.typing import NDArray
-from scipy.optimize import linprog
 
 from starmin.algorithms.heuristic._assignment import Assignment
 from starmin.algorithms.heuristic.pattern_keys import IntArray
@@ -102,6 +100,9 @@ def _solve(a: Assignment, M: _Model, j: int, penalty: float, time_limit: float
            ) -> NDArray[np.float64] | None:
     """The LP optimum ``(x, z, y)`` concatenated, or ``None`` if HiGHS fails or runs out of
     time."""
+    import scipy.sparse as sp  # solver libraries load when an LP is solved
+    from scipy.optimize import linprog
+
     k = a.k
     nx, nz, nb = len(M.xt), len(M.zc), len(M.buckets)
     n = nx + nz + nb

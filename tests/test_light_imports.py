@@ -1,0 +1,104 @@
+"""Which modules load: the package, the help texts and ``starmin verify`` stay light.
+
+Each case runs in a fresh interpreter and lists the top-level packages in ``sys.modules``
+afterwards. Solver libraries (scipy, OR-Tools) load only when a method solves; the plotting
+and test-only libraries never load in these paths. (A test of which modules load, not of time:
+bench/startup.py measures the time.)
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SOLVERS = {"scipy", "ortools"}
+NEVER = SOLVERS | {"pandas", "pyarrow", "matplotlib", "hypothesis"}
+ARRAYS = {"numpy", "polars"}
+
+_PROBE = """
+import json, sys
+{code}
+print(json.dumps(sorted(sys.modules)), file=sys.stderr)
+"""
+_CLI = """
+from starmin.cli.main import main
+try:
+    status = main({argv!r})
+except SystemExit as exc:
+    status = exc.code
+"""
+
+
+def modules(code: str) -> set[str]:
+    """Every module loaded after running ``code`` in a fresh interpreter."""
+    out = subprocess.run([sys.executable, "-c", _PROBE.format(code=code)],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return set(json.loads(out.stderr.strip().splitlines()[-1]))
+
+
+def loaded(code: str) -> set[str]:
+    """Top-level packages loaded after running ``code`` in a fresh interpreter."""
+    return {m.partition(".")[0] for m in modules(code)}
+
+
+def cli(*argv: str) -> set[str]:
+    return loaded(_CLI.format(argv=list(argv)))
+
+
+def test_probe_sees_what_loads() -> None:
+    """The probe itself works: a solver library imported on purpose is listed."""
+    assert "scipy" in loaded("import scipy.optimize")
+    assert "starmin" in loaded("import starmin")
+
+
+def test_import_starmin_loads_no_arrays_nor_solvers() -> None:
+    assert not loaded("import starmin") & (NEVER | ARRAYS)
+
+
+def test_public_names_still_import() -> None:
+    mods = loaded("from starmin import Release, RowTypes, Schema, anonymize, solve\n"
+                  "import starmin\n"
+                  "assert set(starmin.__all__) <= set(dir(starmin))\n"
+                  "assert all(getattr(starmin, n) is not None for n in starmin.__all__)")
+    assert not mods & NEVER
+
+
+@pytest.mark.parametrize("argv", [("--help",), ("verify", "--help"), ("info", "--help")])
+def test_help_loads_no_arrays_nor_solvers(argv: tuple[str, ...]) -> None:
+    assert not cli(*argv) & (NEVER | ARRAYS)
+
+
+@pytest.mark.parametrize("argv", [("methods",), ("anonymize", "--help")])
+def test_methods_list_loads_no_solver(argv: tuple[str, ...]) -> None:
+    mods = cli(*argv)
+    assert "starmin" in mods
+    assert not mods & (NEVER | {"polars"})  # the guarantees need numpy at most
+
+
+def test_anonymize_help_still_lists_the_methods(capsys: pytest.CaptureFixture[str]) -> None:
+    from starmin.algorithms.registry import algorithms
+    from starmin.cli.main import main
+
+    with pytest.raises(SystemExit):
+        main(["anonymize", "--help"])
+    out = capsys.readouterr().out
+    assert all(name in out for name in algorithms())
+
+
+def test_verify_loads_no_solver(tmp_path: Path) -> None:
+    table = tmp_path / "release.csv"
+    table.write_text("age;zip;disease\n3*;47*;flu\n3*;47*;cold\n3*;47*;flu\n3*;47*;cancer\n")
+    argv = ["verify", str(table), "--qi", "age,zip", "--sensitive", "disease",
+            "--k", "2", "--l", "2", "--t", "0.9"]
+    mods = modules(_CLI.format(argv=argv) + "\nassert status == 0, status")
+    top = {m.partition(".")[0] for m in mods}
+    assert {"starmin", "polars", "numpy"} <= top  # it did read and check the table
+    assert "starmin.verify._classes" in mods
+    assert not top & NEVER
+    # np.unique loads numpy.ma (a sixth of numpy's import time); the verifier avoids it
+    assert "numpy.ma" not in mods
