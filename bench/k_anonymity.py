@@ -41,7 +41,7 @@ from starmin.data.schema import Schema
 from starmin.datasets import synthetic_census
 from starmin.engines.local import LocalEngine
 from starmin.models import KAnonymity
-from starmin.verify import verify
+from starmin.verifier import verify
 
 ROOT = Path(__file__).resolve().parents[1]
 ADULT = ROOT / ".." / "shared" / "data" / "arx" / "adult.csv"

@@ -6,7 +6,7 @@ Every run: aggregate once per projection (``LocalEngine.to_row_types``), solve
 (``time.perf_counter`` wall clock and ``time.process_time`` CPU, plan built but not
 applied), and optionally apply the plan
 to the rows (``LocalEngine.apply_plan``) and check the released table with the independent
-verifier (``starmin.verify.verify``): a run *verified* when the verifier passes the model and
+verifier (``starmin.verifier.verify``): a run *verified* when the verifier passes the model and
 counts exactly the plan's stars.
 """
 
@@ -27,7 +27,7 @@ from starmin.errors import InvalidInput
 from starmin.models import LDiversity
 from starmin.models.apply import check_feasible
 from starmin.transform.plan import ReleasePlan
-from starmin.verify import verify
+from starmin.verifier import verify
 
 ENGINE = LocalEngine()
 HEURISTICS = ("tp", "tp+", "hilbert")

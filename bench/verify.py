@@ -35,8 +35,8 @@ import polars as pl
 
 from starmin.models import KAnonymity, LDiversity, TCloseness
 from starmin.models.base import PrivacyModel
-from starmin.verify import verify
-from starmin.verify._classes import group
+from starmin.verifier import verify
+from starmin.verifier._classes import group
 
 REPO = Path(__file__).resolve().parents[1]
 ADULT = REPO / ".." / "shared" / "data" / "arx" / "adult.csv"

@@ -14,7 +14,7 @@ import pytest
 import starmin
 from starmin.errors import InvalidInput, StarminError, command_line, param
 from starmin.models import KAnonymity, LDiversity, TCloseness
-from starmin.verify import verify as check  # the independent verifier
+from starmin.verifier import verify as check  # the independent verifier
 
 TABLE = pl.DataFrame({"a": [1, 2, 1, 2, 3, 3], "s": ["x", "y", "z", "x", "y", "z"]})
 

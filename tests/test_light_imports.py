@@ -98,7 +98,7 @@ def test_verify_loads_no_solver(tmp_path: Path) -> None:
     mods = modules(_CLI.format(argv=argv) + "\nassert status == 0, status")
     top = {m.partition(".")[0] for m in mods}
     assert {"starmin", "polars", "numpy"} <= top  # it did read and check the table
-    assert "starmin.verify._classes" in mods
+    assert "starmin.verifier._classes" in mods
     assert not top & NEVER
     # np.unique loads numpy.ma (a sixth of numpy's import time); the verifier avoids it
     assert "numpy.ma" not in mods

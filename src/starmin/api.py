@@ -135,7 +135,7 @@ def anonymize(
     """
     from starmin import model_params as P
     from starmin.report.record import build_report
-    from starmin.verify import verify
+    from starmin.verifier import verify
 
     P.check_call("anonymize", params, method, seed, progress)  # all before data is read
     schema = Schema.of(qi, sensitive, identifiers)

@@ -1,7 +1,7 @@
 """The public :func:`verify`: check privacy models on any table, given as parameters.
 
 This builds the models from ``k=``, ``l=``, ``t=``, ... (as :func:`starmin.anonymize` does) and
-hands them to the independent verifier (:mod:`starmin.verify`), which shares no code with the
+hands them to the independent verifier (:mod:`starmin.verifier`), which shares no code with the
 algorithms or engines. It is light: no solver library is imported.
 """
 
@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from starmin.errors import InvalidInput
-from starmin.models.base import PrivacyModel
 
 if TYPE_CHECKING:
-    from starmin.verify.report import VerificationReport
+    from starmin.models.base import PrivacyModel
+    from starmin.verifier.report import VerificationReport
 
 
 def verify(
@@ -61,7 +61,7 @@ def verify(
     from starmin.data.schema import column_names
     from starmin.model_params import combine, models_from_params
     from starmin.models.apply import check_sensitive
-    from starmin.verify import verify as check
+    from starmin.verifier import verify as check
 
     models = list(model) if isinstance(model, Sequence) else ([model] if model else [])
     models += models_from_params(k=k, l=l, l_kind=l_kind, c=c, t=t, distance=distance,

@@ -38,7 +38,7 @@ from starmin.models import (
 )
 from starmin.models.apply import check_feasible, holds
 from starmin.transform.plan import ReleasePlan
-from starmin.verify import verify
+from starmin.verifier import verify
 from tests.helpers.adult import adult_encoded
 from tests.helpers.tables import expanded, from_rows, random_table, two_sensitive_table
 

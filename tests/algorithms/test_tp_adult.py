@@ -11,7 +11,7 @@ from starmin.algorithms.heuristic import hilbert
 from starmin.engines.local import LocalEngine
 from starmin.errors import Infeasible
 from starmin.models import LDiversity
-from starmin.verify import verify
+from starmin.verifier import verify
 from tests.helpers.adult import adult_encoded
 
 SA = "occupation"

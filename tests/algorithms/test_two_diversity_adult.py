@@ -20,7 +20,7 @@ from starmin.engines.local import LocalEngine
 from starmin.errors import Infeasible
 from starmin.models import LDiversity
 from starmin.transform.plan import ReleasePlan
-from starmin.verify import verify
+from starmin.verifier import verify
 from tests.helpers.adult import adult_csv
 
 L2 = LDiversity(2)

@@ -104,7 +104,7 @@ def test_blank_lines_are_skipped(run, tmp_path: Path, command: str,
 
 def test_quoted_values_read_as_written(tmp_path: Path) -> None:
     from starmin.io.tables import read_table
-    from starmin.verify._input import read
+    from starmin.verifier._input import read
 
     path = tmp_path / "quoted.csv"
     path.write_bytes(b'a,b,c\n1,"x,1",p\n2,"y ""q"", r",q\n3,"z\nw",r\n')

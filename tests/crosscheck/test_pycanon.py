@@ -41,7 +41,7 @@ from starmin.models import (
     RecursiveCLDiversity,
     TCloseness,
 )
-from starmin.verify import verify
+from starmin.verifier import verify
 from tests.helpers.adult import adult_csv
 from tests.models import naive
 

@@ -20,7 +20,7 @@ import polars as pl
 import pytest
 
 from starmin.models import KAnonymity, LDiversity, TCloseness
-from starmin.verify import verify
+from starmin.verifier import verify
 
 VI, HD, CA = "Viral Infection", "Heart Disease", "Cancer"
 LY_COLS = ["Zipcode", "Age", "Education", "Disease"]

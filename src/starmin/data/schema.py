@@ -5,10 +5,12 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-
-import polars as pl
+from typing import TYPE_CHECKING
 
 from starmin.errors import InvalidInput, param
+
+if TYPE_CHECKING:  # the schema is read before polars is needed (e.g. starmin methods)
+    import polars as pl
 
 _ROLES = (("qi", "quasi-identifier"), ("sensitive", "sensitive"), ("identifiers", "identifier"))
 
@@ -48,6 +50,8 @@ def unknown_column(name: str, columns: Sequence[str], source: object = None) -> 
 def dtype_problem(dtype: pl.DataType) -> str | None:
     """What is wrong with ``dtype`` for a QI or sensitive column (None if it holds plain
     values: text, numbers, booleans, dates, times, or nothing but missing values)."""
+    import polars as pl
+
     if dtype.is_nested():
         return f"nested values ({dtype}); flatten it into plain columns first"
     if dtype == pl.Binary:

@@ -26,9 +26,9 @@ from numpy.typing import NDArray
 from starmin.errors import InvalidInput
 from starmin.models.base import Evaluation, PrivacyModel
 from starmin.models.combine import AllOf
-from starmin.verify._classes import CHUNK_CELLS, Classes, group
-from starmin.verify._input import check_columns, names, to_frame
-from starmin.verify.report import ModelCheck, SizeSummary, VerificationReport, ViolatingClass
+from starmin.verifier._classes import CHUNK_CELLS, Classes, group
+from starmin.verifier._input import check_columns, names, to_frame
+from starmin.verifier.report import ModelCheck, SizeSummary, VerificationReport, ViolatingClass
 
 EXAMPLES = 5
 """Violating classes listed per check."""

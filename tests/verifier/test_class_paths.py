@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from starmin.models import KAnonymity, LDiversity
-from starmin.verify import _classes, verify
-from starmin.verify._classes import Classes, by_hash, encode, group
+from starmin.verifier import _classes, verify
+from starmin.verifier._classes import Classes, by_hash, encode, group
 
 
 def _classes_as_dict(cls: Classes) -> dict[tuple, tuple]:
@@ -157,7 +157,7 @@ def test_many_wide_classes_still_verify() -> None:
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.integers(1, 3000), min_size=1, max_size=40))
 def test_size_summary_matches_a_sort_based_reference(sizes: list[int]) -> None:
-    from starmin.verify.verifier import _BUCKETS, _summary
+    from starmin.verifier.verifier import _BUCKETS, _summary
     arr = np.asarray(sizes, dtype=np.int64)
     got = _summary(arr)
     edges = np.asarray(_BUCKETS)
@@ -190,7 +190,7 @@ def test_compact_histograms_agree_with_full_ones(seed: int, path: str) -> None:
         RecursiveCLDiversity,
         TCloseness,
     )
-    from starmin.verify import verifier
+    from starmin.verifier import verifier
 
     rng = np.random.default_rng(seed)
     n = int(rng.integers(50, 400))
@@ -239,7 +239,7 @@ def test_many_sensitive_values_use_compact_histograms() -> None:
 
 def test_one_row_classes_judged_in_batches_agree(monkeypatch: pytest.MonkeyPatch) -> None:
     from starmin.models import OrderedDistance, TCloseness
-    from starmin.verify import verifier
+    from starmin.verifier import verifier
 
     rng = np.random.default_rng(8)
     n = 300

@@ -4,7 +4,7 @@ It imports only :mod:`starmin.data`, :mod:`starmin.models` and :mod:`starmin.err
 polars and numpy) and never reads a release plan, so it is a second opinion on every algorithm.
 """
 
-from starmin.verify.report import ModelCheck, SizeSummary, VerificationReport, ViolatingClass
-from starmin.verify.verifier import verify
+from starmin.verifier.report import ModelCheck, SizeSummary, VerificationReport, ViolatingClass
+from starmin.verifier.verifier import verify
 
 __all__ = ["ModelCheck", "SizeSummary", "VerificationReport", "ViolatingClass", "verify"]

@@ -24,7 +24,7 @@ from starmin.models import (
     RecursiveCLDiversity,
     TCloseness,
 )
-from starmin.verify import verify
+from starmin.verifier import verify
 from tests.models import naive
 
 QI = ["zip", "age", "sex"]
@@ -137,7 +137,7 @@ def test_csv_keeps_released_text(tmp_path: Path) -> None:
 ])
 def test_csv_sensitive_column_is_numbers_only_when_every_value_reads_back(
         tmp_path: Path, values: list[str | None], numeric: bool) -> None:
-    from starmin.verify._input import read
+    from starmin.verifier._input import read
 
     path = tmp_path / "t.csv"
     pl.DataFrame({"q": ["a"] * len(values), "s": values}).write_csv(path)
