@@ -43,12 +43,15 @@ class Meter:
     a checkpoint it reads the clock and prints ``what: done / total unit (rate unit/s)`` when
     ``interval`` seconds passed since the last line. Checkpoints adapt so the clock is read
     about every :data:`_QUICK` seconds, whatever one tick costs. ``interval`` defaults to
-    :data:`INTERVAL` (read when the meter is made).
+    :data:`INTERVAL` (read when the meter is made); ``note``, if given, is called for a
+    phrase appended to each line (the state of the phase).
     """
 
     def __init__(self, progress: Progress, what: str, unit: str, total: int | None = None,
-                 *, interval: float | None = None, clock: Clock = time.monotonic) -> None:
+                 *, interval: float | None = None, note: Callable[[], str] | None = None,
+                 clock: Clock = time.monotonic) -> None:
         self.progress, self.what, self.unit, self.total = progress, what, unit, total
+        self.note = note
         self.interval = INTERVAL if interval is None else float(interval)
         self.clock = clock
         self.on = progress is not silent
@@ -81,7 +84,9 @@ class Meter:
         now = self.clock() if now is None else now
         rate = done / max(now - self.start, 1e-9)
         of = "" if self.total is None else f" / {_num(self.total)}"
-        self.progress(f"{self.what}: {_num(done)}{of} {self.unit} ({_num(rate)} {self.unit}/s)")
+        tail = "" if self.note is None else f", {self.note()}"
+        self.progress(f"{self.what}: {_num(done)}{of} {self.unit} ({_num(rate)} {self.unit}/s)"
+                      f"{tail}")
         self.lines += 1
 
 
