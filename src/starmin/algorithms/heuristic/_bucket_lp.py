@@ -53,7 +53,11 @@ class _Model:
     """Variables of the bucket LP: ``x`` per (free row type, bucket) and ``z`` per (lending
     class, bucket), the latter summing the class's lendable pieces inside the bucket."""
 
-    def __init__(self, a: Assignment, j: int, masks: list[int], max_extra: int) -> None:
+    def __init__(self, a: Assignment, j: int, masks: list[int], max_extra: int,
+                 max_vars: int | None = None) -> None:
+        """With ``max_vars``, building stops (``over`` set) as soon as the ``x`` and ``y``
+        variables alone exceed it: the LP would be skipped anyway, and ``size`` is then a
+        lower bound above ``max_vars``."""
         k = a.k
         self.free = np.nonzero(a.free > 0)[0].astype(np.int64)
         pieces = [(y, c, min(cnt, a.size[c] - k), a.level(c)) for c in range(len(a.size))
@@ -62,13 +66,21 @@ class _Model:
         self.lend = np.array(pieces, dtype=np.int64).reshape(-1, 4)  # type, class, rows, level
         self.buckets: list[Bucket] = []
         xt, xb, zp, zb = [], [], [], []
+        self.over, nx = False, 0
         for mask in masks:
             parts = self._mask(a, mask)
             xt.append(parts[0])
             xb.append(parts[1])
             zp.append(parts[2])
             zb.append(parts[3])
+            nx += len(parts[0])
+            if max_vars is not None and nx + len(self.buckets) > max_vars:
+                self.over = True
+                break
         self.xt, self.xb = _cat(xt), _cat(xb)
+        if self.over:
+            self.zc = np.zeros(0, dtype=np.int64)
+            return
         self._group_lenders(a, _cat(zp), _cat(zb))
 
     def _mask(self, a: Assignment, mask: int) -> tuple[IntArray, IntArray, IntArray, IntArray]:
@@ -197,16 +209,17 @@ def lp_pack_level(a: Assignment, j: int, masks: list[int], *, penalty: float, ma
                   max_vars: int, max_iterations: int, progress: Progress = silent
                   ) -> tuple[int, int | None]:
     """Round the level-``j`` bucket LP into new classes. Returns ``(LP variables, classes
-    opened)``; ``(variables, None)`` when skipped (over ``max_vars``, or HiGHS failed or
-    reached ``max_iterations`` simplex iterations). While HiGHS runs, ``progress`` hears how
+    opened)``; ``(variables, None)`` when skipped (over ``max_vars`` -- then the variables
+    counted before building stopped, ``> max_vars`` -- or HiGHS failed or reached
+    ``max_iterations`` simplex iterations). While HiGHS runs, ``progress`` hears how
     long (:func:`starmin.algorithms._progress.heartbeat`)."""
     if not (a.free > 0).any():
         return 0, 0
-    M = _Model(a, j, masks, max_extra)
+    M = _Model(a, j, masks, max_extra, max_vars)
+    if M.over or M.size > max_vars:
+        return M.size, None
     if not M.buckets:
         return 0, 0
-    if M.size > max_vars:
-        return M.size, None
     progress(f"bucket LP, level {j}: {M.size:,} variables, at most {max_iterations:,} "
              f"simplex iterations")
     meter = Meter(progress, f"bucket LP, level {j}", "simplex iterations", max_iterations)

@@ -125,9 +125,11 @@ def pack(rt: RowTypes, k: int, *, seed: int = 0, borrow_slack: float = 0.5,
             size, opened = lp_pack_level(a, j, masks, penalty=j + 1.0, max_extra=1,
                                          max_vars=lp_max_vars,
                                          max_iterations=lp_max_iterations, progress=progress)
-            why = (f"over lp_max_vars={lp_max_vars:,}" if size > lp_max_vars else
-                   f"stopped at lp_max_iterations={lp_max_iterations:,}")
-            progress(f"{NAME}: level {j}: bucket LP ({size:,} variables) " + (
+            over = size > lp_max_vars
+            why = "over lp_max_vars" if over else \
+                f"stopped at lp_max_iterations={lp_max_iterations:,}"
+            progress(f"{NAME}: level {j}: bucket LP (" + (
+                f"more than {lp_max_vars:,}" if over else f"{size:,}") + " variables) " + (
                 f"opened {opened} classes" if opened is not None else
                 f"skipped ({why}); greedy packing only"))
             steps.join_level(a, masks)
