@@ -18,7 +18,10 @@ Complexity: the pattern bound groups the ``t_in`` row types by each pattern of
 ``j = 1, 2, ...`` starred columns until every row is resolved, ``O(sum_j C(m, j) t_in log)``,
 stopping after ``max_patterns`` patterns (rows unresolved after level ``j`` then count
 ``j + 1``, still a bound). The partner bound repeats the grouping once per level for the rows
-concerned and solves one sparse LP per level with HiGHS (``scipy.optimize.linprog``).
+concerned and solves one sparse LP per level with HiGHS (``scipy.optimize.linprog``, to
+optimality: no time or iteration limit, so the bound is the same on every machine).
+Progress: a line per level, and throttled counts of patterns (and a heartbeat while HiGHS
+runs) within long levels (:mod:`starmin.algorithms._progress`).
 
 References
 ----------
@@ -36,6 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from starmin.algorithms._progress import Meter, heartbeat
 from starmin.algorithms.base import Progress, silent
 from starmin.algorithms.heuristic.pattern_keys import IntArray, PatternKeys, masks_of_level
 from starmin.data.rowtypes import RowTypes
@@ -95,10 +99,12 @@ def pattern_levels(rt: RowTypes, k: int, max_patterns: int = MAX_PATTERNS,
         if used + math.comb(rt.m, j) > max_patterns:
             progress(f"bounds: stopping the pattern bound after level {last} (max_patterns)")
             break
-        for mask in masks_of_level(rt.m, j):
+        meter = Meter(progress, f"bounds: pattern level {j}", "patterns", math.comb(rt.m, j))
+        for i, mask in enumerate(masks_of_level(rt.m, j)):
             cov = bucket_rows(keys, mask, open_, n)
             lev[open_[cov >= k]] = j
             open_ = open_[cov < k]
+            meter.tick(i + 1)
         used += math.comb(rt.m, j)
         last = j
         progress(f"bounds: pattern level {j}: {int(n[lev < 0].sum())} rows need more stars")
@@ -139,10 +145,10 @@ def partner_bound(rt: RowTypes, k: int, levels: Levels, progress: Progress = sil
         cand = np.nonzero(lev == s)[0].astype(np.int64)
         if len(cand) == 0:
             continue
-        deficient = _deficient(keys, s, cand, n, lev, k)
+        deficient = _deficient(keys, s, cand, n, lev, k, progress)
         if len(deficient) == 0:
             continue
-        delta = _level_lp(keys, s, deficient, n, lev, alpha, k)
+        delta = _level_lp(keys, s, deficient, n, lev, alpha, k, progress)
         alpha[deficient] += delta
         extra += float((n[deficient] * delta).sum())
         progress(f"bounds: partner level {s}: {len(deficient)} deficient row types, "
@@ -151,19 +157,23 @@ def partner_bound(rt: RowTypes, k: int, levels: Levels, progress: Progress = sil
 
 
 def _deficient(keys: PatternKeys, s: int, cand: IntArray, n: IntArray, lev: IntArray,
-               k: int) -> IntArray:
+               k: int, progress: Progress = silent) -> IntArray:
     """Candidates (level ``s``) with no level-``s`` bucket of ``>= k`` rows of level ``s``."""
     full = np.zeros(len(cand), dtype=bool)
     ns = np.where(lev == s, n, 0)
-    for mask in masks_of_level(keys.m, s):
+    meter = Meter(progress, f"bounds: partner level {s}, deficient rows", "patterns",
+                  math.comb(keys.m, s))
+    for i, mask in enumerate(masks_of_level(keys.m, s)):
         cov = bucket_rows(keys, mask, cand, n)
         same = bucket_rows(keys, mask, cand, ns)
         full |= (cov >= k) & (same >= k)
+        meter.tick(i + 1)
     return cand[~full]
 
 
 def _level_lp(keys: PatternKeys, s: int, deficient: IntArray, n: IntArray, lev: IntArray,
-              alpha: NDArray[np.float64], k: int) -> NDArray[np.float64]:
+              alpha: NDArray[np.float64], k: int, progress: Progress = silent
+              ) -> NDArray[np.float64]:
     """``delta`` of the deficient row types of level ``s`` (an exactly feasible LP point)."""
     import scipy.sparse as sp  # solver libraries load when a bound is computed
     from scipy.optimize import linprog
@@ -173,7 +183,10 @@ def _level_lp(keys: PatternKeys, s: int, deficient: IntArray, n: IntArray, lev: 
     rows: list[IntArray] = []
     cols: list[IntArray] = []
     rhs: list[NDArray[np.float64]] = []
-    for mask in masks_of_level(keys.m, s):
+    meter = Meter(progress, f"bounds: partner level {s}, LP rows", "patterns",
+                  math.comb(keys.m, s))
+    for i, mask in enumerate(masks_of_level(keys.m, s)):
+        meter.tick(i)
         slack, member, bucket = _bucket_slacks(keys, mask, deficient, n, lev, alpha, k, s)
         mine = col[member] >= 0
         ok = np.isfinite(slack)
@@ -185,8 +198,10 @@ def _level_lp(keys: PatternKeys, s: int, deficient: IntArray, n: IntArray, lev: 
     r, c, b = np.concatenate(rows), np.concatenate(cols), np.concatenate(rhs)
     A = sp.csr_matrix((n[deficient][c].astype(np.float64), (r, c)),
                       shape=(len(b), len(deficient)))
-    res = linprog(-n[deficient].astype(np.float64), A_ub=A, b_ub=b, bounds=(0, 1),
-                  method="highs")
+    with heartbeat(progress, f"bounds: partner level {s}, HiGHS LP ({len(deficient):,} "
+                   f"variables, {len(b):,} constraints)"):
+        res = linprog(-n[deficient].astype(np.float64), A_ub=A, b_ub=b, bounds=(0, 1),
+                      method="highs")
     if res.status != 0 or res.x is None:
         return np.zeros(len(deficient))
     delta = np.clip(np.asarray(res.x) - _SAFETY, 0.0, 1.0)

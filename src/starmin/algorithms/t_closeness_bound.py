@@ -61,6 +61,7 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 from numpy.typing import NDArray
 
+from starmin.algorithms._progress import Meter
 from starmin.algorithms.base import Progress, silent
 from starmin.algorithms.heuristic.pattern_keys import PatternKeys, masks_of_level
 from starmin.data.rowtypes import RowTypes
@@ -139,7 +140,10 @@ def _levels(keys: PatternKeys, hist: IntArray, o: IntArray, tau: float,
             say(f"bounds: stopping the t-closeness pattern bound after level {last} "
                 "(max_patterns)")
             break
-        for mask in masks_of_level(m, j):
+        meter = Meter(say, f"bounds: t-closeness pattern level {j}", "patterns",
+                      math.comb(m, j))
+        for i, mask in enumerate(masks_of_level(m, j)):
+            meter.tick(i)
             _, inv = np.unique(keys.keys(mask), return_inverse=True)
             inv = np.asarray(inv).reshape(-1)
             nb = int(inv.max()) + 1

@@ -153,7 +153,7 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     progress = progress or silent
     l = require_l(model, rt, NAME)
     progress(f"tp: {rt.t_in} QI-groups, {rt.s} sensitive values, l = {l}")
-    run = tp_phases.run(rt.counts, l)
+    run = tp_phases.run(rt.counts, l, progress=progress)
     progress(f"tp: ended in phase {run.phase}, {int(run.removed.sum())} tuples suppressed")
     return plan_from_run(rt, l, run)
 

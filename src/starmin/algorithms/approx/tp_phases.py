@@ -38,6 +38,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
+from starmin.algorithms._progress import Meter
+from starmin.algorithms.base import Progress, silent
 from starmin.errors import StarminError
 
 Move = tuple[int, int, int]
@@ -186,8 +188,9 @@ def _statuses(st: _State) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
     return thin, conflicting
 
 
-def phase_two(st: _State) -> int:
-    """Sec. 5.3: raise ``|R|`` at fixed ``h(R)`` (Lemma 5). Returns the iterations run."""
+def phase_two(st: _State, progress: Progress = silent) -> int:
+    """Sec. 5.3: raise ``|R|`` at fixed ``h(R)`` (Lemma 5). Returns the iterations run;
+    ``progress`` hears their count (throttled)."""
     thin, conflicting = _statuses(st)
     dead = (thin & conflicting) | (st.size == 0)               # dead stays dead (Sec. 5.3)
     cand = _candidates(st, ~dead)
@@ -196,7 +199,10 @@ def phase_two(st: _State) -> int:
     heapq.heapify(heap)
     l, Q, h, size, hl, sl = st.l, st.Q, st.h, st.size, st.hl, st.sl
     iterations = 0
+    meter = Meter(progress, "tp: phase two", "iterations",
+                  note=lambda: f"{sum(st.R):,} tuples in R")
     while heap:
+        meter.tick(iterations)
         r, v = heap[0]
         if r != st.R[v]:                                       # stale entry
             heapq.heappop(heap)
@@ -274,10 +280,13 @@ def _restore(st: _State, i: int) -> bool:
     return False
 
 
-def phase_three(st: _State, max_rounds: int) -> int:
-    """Sec. 5.4: rounds of greedy set cover then restoration. Returns the rounds run."""
+def phase_three(st: _State, max_rounds: int, progress: Progress = silent) -> int:
+    """Sec. 5.4: rounds of greedy set cover then restoration. Returns the rounds run;
+    ``progress`` hears the groups restored (throttled)."""
     st.phase = 3
-    rounds = 0
+    rounds = restored = 0
+    meter = Meter(progress, "tp: phase three", "groups restored",
+                  note=lambda: f"round {rounds:,} of at most {max_rounds:,}")
     while not st.eligible():
         rounds += 1
         if rounds > max_rounds:
@@ -292,12 +301,16 @@ def phase_three(st: _State, max_rounds: int) -> int:
         for j in np.flatnonzero((st.size > 0) & ~(thin & conflicting)).tolist():
             if _restore(st, j):
                 return rounds
+            restored += 1
+            meter.tick(restored)
     return rounds
 
 
-def run(counts: NDArray[np.integer], l: int, trace: bool = False) -> TPRun:
+def run(counts: NDArray[np.integer], l: int, trace: bool = False,
+        progress: Progress = silent) -> TPRun:
     """Run TP on ``counts`` (``(g, m)``: tuples per QI-group and SA value) for integer
-    ``l >= 1``. The caller checks that the whole table is l-eligible (Lemma 1)."""
+    ``l >= 1``. The caller checks that the whole table is l-eligible (Lemma 1). ``progress``
+    hears a line per phase and throttled counts within phases two and three."""
     counts = np.asarray(counts, dtype=np.int64)
     # Phase one (Sec. 5.2): cap every group at its pillar height h*.  (g, m)
     hstar = phase_one_heights(counts, l)
@@ -308,12 +321,15 @@ def run(counts: NDArray[np.integer], l: int, trace: bool = False) -> TPRun:
     if trace:
         out.after_phase_one = (kept.copy(), residue_one.copy())
     if not st.eligible():
-        out.iterations = phase_two(st)
+        progress(f"tp: phase one left {int(residue_one.sum()):,} tuples in R; phase two")
+        out.iterations = phase_two(st, progress)
         out.phase = 2
         if trace:
             out.after_phase_two = (st.Q.copy(), np.asarray(st.R, dtype=np.int64))
         if not st.eligible():
-            out.rounds = phase_three(st, max_rounds=int(residue_one.max()) + 1)
+            progress(f"tp: phase two made {out.iterations:,} iterations; phase three")
+            out.rounds = phase_three(st, max_rounds=int(residue_one.max()) + 1,
+                                     progress=progress)
             out.phase = 3
     st.sync()
     out.kept = st.Q

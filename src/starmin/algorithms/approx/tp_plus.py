@@ -59,7 +59,7 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     """
     progress = progress or silent
     l = require_l(model, rt, NAME)
-    run = tp_phases.run(rt.counts, l)
+    run = tp_phases.run(rt.counts, l, progress=progress)
     tp_plan = plan_from_run(rt, l, run, method=NAME)
     guarantee = Guarantee(kind="ratio", statement=STATEMENT, reference=REFERENCE,
                           ratio=float(l * rt.m))

@@ -51,6 +51,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from starmin.algorithms._progress import Meter
 from starmin.algorithms.base import Algorithm, Progress, silent
 from starmin.data.rowtypes import RowTypes
 from starmin.errors import Infeasible, SolverLimit, StarminError
@@ -153,7 +154,9 @@ def _knapsack(c: NDArray[np.int64], G: NDArray[np.int64], feasible: NDArray[np.b
     choice = np.full(shape, -1, dtype=np.int64)
     best[(0,) * len(shape)] = 0
     gids = np.flatnonzero(feasible)
+    meter = Meter(progress, "brute force", "feasible groups", len(gids))
     for i, gid in enumerate(gids):
+        meter.tick(i)
         g = G[gid]
         to = tuple(slice(int(x), None) for x in g)
         fr = tuple(slice(0, n - int(x)) for n, x in zip(shape, g, strict=True))
@@ -162,8 +165,6 @@ def _knapsack(c: NDArray[np.int64], G: NDArray[np.int64], feasible: NDArray[np.b
         better = cand < dst
         dst[better] = cand[better]
         ch[better] = gid
-        if i % 8192 == 8191:
-            progress(f"brute force: {i + 1}/{len(gids)} feasible groups")
     return best, choice
 
 

@@ -59,7 +59,9 @@ symmetric polynomials of the ``N_s``; up to ``(t_in |S|)^3 / 6``). The LP has ``
 thousand when the LP bound is tight, far more when the integrality gap is large (the MILP is
 NP-hard in general; see docs/algorithms/two-diversity.md for measured cases).
 Size limit: at most :data:`MAX_SLOTS` slots (``supports`` names it; ``max_slots`` raises it
-per call; ``time_limit`` bounds each HiGHS MILP).
+per call; ``node_limit`` bounds the branch-and-bound nodes of each HiGHS MILP -- a work limit,
+the same on every machine, never a time limit, so success or ``SolverLimit`` does not depend
+on the machine's load).
 
 References
 ----------
@@ -78,6 +80,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
+from starmin.algorithms._progress import heartbeat
 from starmin.algorithms.base import Algorithm, Progress, silent
 from starmin.algorithms.exact._two_diversity import (
     model_reason,
@@ -241,7 +244,7 @@ def _pair_duals(A: sp.csc_array, cost: IntArray, sc: IntArray) -> FloatArray:
 
 
 def _milp(A: sp.csc_array, members: Ints, cost: Ints, sc: IntArray, st: IntArray,
-          time_limit: float | None) -> tuple[IntArray, int] | None:
+          node_limit: int | None) -> tuple[IntArray, int] | None:
     """Optimal integer ``y (G,)`` and its cost, ``None`` if infeasible; raises when HiGHS
     stops without proving optimality."""
     from scipy.optimize import Bounds, LinearConstraint, milp
@@ -252,8 +255,8 @@ def _milp(A: sp.csc_array, members: Ints, cost: Ints, sc: IntArray, st: IntArray
     if T.shape[0]:
         cons.append(LinearConstraint(T, -np.inf, 1.0))
     options: dict[str, Any] = {"mip_rel_gap": 0.0, "disp": False}
-    if time_limit is not None:
-        options["time_limit"] = float(time_limit)
+    if node_limit is not None:
+        options["node_limit"] = int(node_limit)
     res = milp(cost.astype(float), integrality=np.ones(len(cost)),
                bounds=Bounds(0, ub.astype(float)), constraints=cons, options=options)
     if res.status == 4:  # HiGHS internal solve error (seen on tiny instances): retry without
@@ -265,18 +268,18 @@ def _milp(A: sp.csc_array, members: Ints, cost: Ints, sc: IntArray, st: IntArray
         return None
     if res.status != 0 or res.x is None:
         raise SolverLimit(f"{NAME}: HiGHS did not prove an optimum ({res.message}); raise "
-                          "time_limit or use a heuristic")
+                          "node_limit or use a heuristic")
     y = np.rint(res.x).astype(np.int64)
     value = int(cost @ y)
     bound = math.ceil(float(res.mip_dual_bound) - 1e-6)
     if value > bound or np.abs(res.x - y).max(initial=0.0) > 1e-6:
         raise SolverLimit(f"{NAME}: HiGHS stopped at cost {value} with lower bound {bound}; "
-                          "raise time_limit or use a heuristic")
+                          "raise node_limit or use a heuristic")
     return y, value
 
 
 def _fix_and_solve(codes: Ints, st: IntArray, sk: IntArray, sc: IntArray,
-                   time_limit: float | None, progress: Progress
+                   node_limit: int | None, progress: Progress
                    ) -> tuple[Int32Array, IntArray, dict[str, Any]]:
     """Optimal group types ``(K, 3)`` with their counts ``(K,)``: LP bound over pairs,
     reduced-cost fixing over pairs and triples, MILP (module doc, steps 1-3)."""
@@ -303,7 +306,8 @@ def _fix_and_solve(codes: Ints, st: IntArray, sk: IntArray, sc: IntArray,
         cost = np.concatenate([pcost[kp], tcost[kt]])
         progress(f"{NAME}: LP bound {bound:.2f}, trying cost <= {ub} with {int(kp.sum())} "
                  f"pairs and {int(kt.sum())} triples")
-        out = _milp(_coverage(members, N), members, cost, sc, st, time_limit)
+        with heartbeat(progress, f"{NAME}: HiGHS MILP"):
+            out = _milp(_coverage(members, N), members, cost, sc, st, node_limit)
         if out is None:  # no plan costs <= ub: widen the window (doubling)
             ub = math.ceil(bound + 2 * (ub - bound) + 1 - 1e-6)
             continue
@@ -317,14 +321,16 @@ def _fix_and_solve(codes: Ints, st: IntArray, sk: IntArray, sc: IntArray,
 
 
 def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0, progress: Progress | None = None,
-          max_slots: int = MAX_SLOTS, time_limit: float | None = None,
+          max_slots: int = MAX_SLOTS, node_limit: int | None = None,
           **options: Any) -> ReleasePlan:
     """Optimal frequency 2-diverse release (any number of sensitive values).
 
     Guarantee: exact (module doc). ``seed`` is unused (deterministic). ``max_slots`` raises
-    the size limit; ``time_limit`` (seconds) bounds each HiGHS MILP, which then raises
-    ``SolverLimit`` rather than return an unproven plan. Raises ``InvalidInput`` (wrong model
-    or table), ``Infeasible`` (a value holds more than half of the table) or ``SolverLimit``.
+    the size limit; ``node_limit`` (branch-and-bound nodes; default none) bounds each HiGHS
+    MILP, which then raises ``SolverLimit`` rather than return an unproven plan. There is no
+    time limit: the outcome is the same on every machine under any load. Raises
+    ``InvalidInput`` (wrong model or table), ``Infeasible`` (a value holds more than half of
+    the table) or ``SolverLimit``.
     """
     progress = progress or silent
     empty = start(rt, model, NAME, GUARANTEE, options)
@@ -335,7 +341,7 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0, progress: Progres
         raise SolverLimit(reason)
     st, sk, sc = _slots(rt)  # (N,) slots
     progress(f"{NAME}: {len(st)} slots; LP bound over pairs, then fixing and MILP")
-    members, y, info = _fix_and_solve(rt.codes[st], st, sk, sc, time_limit, progress)
+    members, y, info = _fix_and_solve(rt.codes[st], st, sk, sc, node_limit, progress)
     groups = []
     for mem, count in zip(members, y, strict=True):
         mem = mem[mem >= 0]

@@ -18,6 +18,8 @@ import heapq
 import numpy as np
 from numpy.typing import NDArray
 
+from starmin.algorithms._progress import Meter
+from starmin.algorithms.base import Progress, silent
 from starmin.algorithms.heuristic._assignment import Assignment
 from starmin.algorithms.heuristic.pattern_keys import (
     IntArray,
@@ -65,6 +67,7 @@ class _Packer:
 
     def __init__(self, a: Assignment, masks: list[int], tie: IntArray) -> None:
         self.a, self.tie = a, tie
+        self.placed = 0
         self.members: dict[Bucket, set[int]] = {}
         self.total: dict[Bucket, int] = {}
         self.options: dict[int, set[Bucket]] = {}
@@ -83,9 +86,10 @@ class _Packer:
         self.heap = [(d, int(tie[x]), x) for x, d in self.degree.items()]
         heapq.heapify(self.heap)
 
-    def run(self) -> None:
+    def run(self, meter: Meter) -> None:
         a = self.a
         while self.heap:
+            meter.tick(self.placed)
             d, _, x = heapq.heappop(self.heap)
             if a.free[x] == 0 or x not in self.options or d != self.degree[x] or d == 0:
                 continue
@@ -105,6 +109,7 @@ class _Packer:
     def _take(self, y: int, cid: int, rows: int) -> None:
         a = self.a
         a.move(y, None, cid, rows)
+        self.placed += rows
         gone = a.free[y] == 0
         for b in list(self.options.get(y, ())):
             if b not in self.total:
@@ -128,16 +133,22 @@ class _Packer:
         self.total.pop(b, None)
 
 
-def pack_level(a: Assignment, masks: list[int], tie: IntArray) -> None:
+def pack_level(a: Assignment, masks: list[int], tie: IntArray, progress: Progress = silent,
+               what: str = "greedy packing") -> None:
     """Pack free rows into new classes of ``k`` rows within buckets of ``masks``.
 
     Min-degree greedy for the packing: repeatedly take the row type in the fewest buckets that
     still hold ``>= k`` free rows, open its bucket with the fewest free rows, and fill it with
     ``k`` rows: its own, then those of the bucket's row types with the fewest options.
     ``tie`` (a permutation of row types) breaks ties. Rows left in an opened bucket join it
-    afterwards (:func:`join_level`).
+    afterwards (:func:`join_level`). ``progress`` hears the rows placed of the free rows
+    (throttled, :class:`starmin.algorithms._progress.Meter`), headed ``what``.
     """
-    _Packer(a, masks, tie).run()
+    meter = Meter(progress, what, "free rows placed", int(a.free.sum()))
+    packer = _Packer(a, masks, tie)
+    packer.run(meter)
+    if meter.lines:
+        meter.say(packer.placed)
 
 
 def _donor_pieces(a: Assignment, j: int) -> tuple[IntArray, IntArray, IntArray]:

@@ -68,6 +68,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from starmin.algorithms._progress import Meter
 from starmin.algorithms.base import Algorithm, Progress, silent
 from starmin.algorithms.heuristic._merge_state import BIG, Classes, IntArray, Judge, Members
 from starmin.algorithms.heuristic._moves import improve
@@ -232,8 +233,13 @@ def repair(cls: Classes, rt: RowTypes, st: Settings, tie: IntArray, rule: str,
     heap = [(int(cls.n[a]), int(tie[a]), a) for a in cls.violating.tolist()]
     heapq.heapify(heap)
     say(f"{NAME}: {len(heap)} of {cls.live_count} classes violate the model")
-    last = time.perf_counter()
+    meter = Meter(say, f"{NAME}: repair", "steps", note=lambda: (
+        f"{cls.merges:,} merges, {cls.live_count:,} classes, {len(cls.violating):,} violating, "
+        f"{cls.stars:,} stars"))
+    steps = 0
     while heap:
+        steps += 1
+        meter.tick(steps)
         size, _, a = heapq.heappop(heap)
         if not cls.alive[a] or cls.ok[a] or size != cls.n[a]:
             continue
@@ -252,10 +258,6 @@ def repair(cls: Classes, rt: RowTypes, st: Settings, tie: IntArray, rule: str,
         for c in touched:
             if cls.alive[c] and not cls.ok[c]:
                 heapq.heappush(heap, (int(cls.n[c]), int(tie[c]), c))
-        if time.perf_counter() - last > 2.0:
-            last = time.perf_counter()
-            say(f"{NAME}: {cls.merges} merges, {cls.live_count} classes, "
-                f"{len(cls.violating)} violating, {cls.stars} stars")
 
 
 def choose_partner(cls: Classes, a: int, st: Settings, tie: IntArray,

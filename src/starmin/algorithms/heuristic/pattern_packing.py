@@ -38,12 +38,13 @@ equal suppressors merge (still k-anonymous).
 Complexity: level ``j`` groups the free row types by each of the ``C(m, j)`` patterns,
 ``O(C(m, j) f_j log f_j)`` for ``f_j`` free row types, plus ``O(I_j log I_j)`` heap work for the
 ``I_j <= C(m, j) f_j`` (row type, bucket) incidences; borrowing adds ``O(C(m, j) (f_j + d_j)
-log)`` for ``d_j`` lending row types; the bucket LP (at most ``lp_max_vars`` variables, at most
-``lp_time_limit`` seconds, else skipped) is one HiGHS simplex solve. Levels stop when no row is
-free; past ``max_patterns`` patterns per level the rest falls back to lexicographic runs of
-``k`` rows. Memory ``O(t_in + I_j)``. Measured (2 shared cores): adult (30,162 rows, t_in
-19,502, m 9) 1.5-21 s for k = 2..10 with the LP, about 1-3 s without (``lp_levels=0``);
-synthetic census 1M rows (t_in 289,675; LPs over the size limit at levels 1-2) 11-27 s.
+log)`` for ``d_j`` lending row types; the bucket LP (at most ``lp_max_vars`` variables and
+``lp_max_iterations`` simplex iterations, else skipped) is one HiGHS simplex solve. Levels
+stop when no row is free; past ``max_patterns`` patterns per level the rest falls back to
+lexicographic runs of ``k`` rows. Memory ``O(t_in + I_j)``. Measured (2 shared cores, load
+2-5): adult (30,162 rows, t_in 19,502, m 9) 1.5-8 s for k = 2..5 and 14-31 s for k = 10 with
+the LP, about 1-3 s without (``lp_levels=0``); synthetic census 1M rows (t_in 289,675; LPs
+over the size limit at levels 1-2) 11-27 s at load 2-4, up to 2 minutes at load 5.5.
 
 References
 ----------
@@ -86,8 +87,11 @@ LP_LEVELS = 3
 """Default: levels ``1..LP_LEVELS`` start with the rounded bucket LP (:mod:`._bucket_lp`)."""
 LP_MAX_VARS = 120_000
 """Default largest bucket LP solved; larger levels use the greedy packing alone."""
-LP_TIME_LIMIT = 10.0
-"""Default seconds one bucket LP may take (HiGHS stops; the level is packed greedily)."""
+LP_MAX_ITERATIONS = 40_000
+"""Default simplex iterations one bucket LP may take (HiGHS stops; the level is packed
+greedily). A work limit, not a time limit: the same LPs are cut on every machine under any
+load. Adult's bucket LPs need at most 36,030 (k = 2..10, 8 or 9 QIs); the census at 1M rows,
+k = 3, has a level-3 LP needing 75,632 (four minutes), cut here after about 15 s."""
 
 
 def supports(model: PrivacyModel, rt: RowTypes) -> str | None:
@@ -100,7 +104,7 @@ def supports(model: PrivacyModel, rt: RowTypes) -> str | None:
 
 def pack(rt: RowTypes, k: int, *, seed: int = 0, borrow_slack: float = 0.5,
          max_patterns: int = MAX_PATTERNS, lp_levels: int = LP_LEVELS,
-         lp_max_vars: int = LP_MAX_VARS, lp_time_limit: float = LP_TIME_LIMIT,
+         lp_max_vars: int = LP_MAX_VARS, lp_max_iterations: int = LP_MAX_ITERATIONS,
          progress: Progress = silent) -> Assignment:
     """Run the levels and return the final :class:`Assignment` (every row placed)."""
     a = Assignment(PatternKeys(rt.codes), rt.sizes, k)
@@ -119,12 +123,17 @@ def pack(rt: RowTypes, k: int, *, seed: int = 0, borrow_slack: float = 0.5,
         steps.join_level(a, masks)
         if j <= lp_levels:
             size, opened = lp_pack_level(a, j, masks, penalty=j + 1.0, max_extra=1,
-                                         max_vars=lp_max_vars, time_limit=lp_time_limit)
-            progress(f"{NAME}: level {j}: bucket LP ({size} variables) " + (
+                                         max_vars=lp_max_vars,
+                                         max_iterations=lp_max_iterations, progress=progress)
+            over = size > lp_max_vars
+            why = "over lp_max_vars" if over else \
+                f"stopped at lp_max_iterations={lp_max_iterations:,}"
+            progress(f"{NAME}: level {j}: bucket LP (" + (
+                f"more than {lp_max_vars:,}" if over else f"{size:,}") + " variables) " + (
                 f"opened {opened} classes" if opened is not None else
-                "skipped (over lp_max_vars or lp_time_limit); greedy packing only"))
+                f"skipped ({why}); greedy packing only"))
             steps.join_level(a, masks)
-        steps.pack_level(a, masks, tie)
+        steps.pack_level(a, masks, tie, progress, f"greedy packing, level {j}")
         steps.join_level(a, masks)
         if j < m and borrow_slack >= 0:
             steps.borrow_level(a, j, masks, borrow_slack)
@@ -140,13 +149,13 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
 
     Options: ``borrow_slack`` (float, default 0.5; negative disables borrowing),
     ``max_patterns`` (default 5000), ``lp_levels`` (default 3; 0 disables the bucket LP),
-    ``lp_max_vars`` (default 120,000), ``lp_time_limit`` (seconds per LP, default 10),
-    ``bounds`` (default True: compute the lower bounds of
+    ``lp_max_vars`` (default 120,000), ``lp_max_iterations`` (simplex iterations per LP,
+    default 40,000), ``bounds`` (default True: compute the lower bounds of
     :func:`starmin.algorithms.bounds.k_anonymity_lower_bounds` for ``plan.lower_bound``).
-    Deterministic for a given ``seed`` (it only breaks ties), except that an LP stopped by
-    ``lp_time_limit`` (machine-dependent) falls back to the greedy packing. Raises
-    ``Infeasible`` when ``k > n`` and ``InvalidInput`` for a model other than
-    :class:`KAnonymity`.
+    Deterministic for a given ``seed`` (it only breaks ties) on every machine under any load:
+    the LP limits count variables and iterations, never seconds. Raises ``Infeasible`` when
+    ``k > n`` and ``InvalidInput`` for a model other than :class:`KAnonymity`, for an unknown
+    option, and for the removed ``lp_time_limit``.
     """
     reason = supports(model, rt)
     if reason is not None:
@@ -154,7 +163,11 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     assert isinstance(model, KAnonymity)
     check_feasible(model, rt)
     report = progress or silent
-    known = {"borrow_slack", "max_patterns", "lp_levels", "lp_max_vars", "lp_time_limit",
+    if "lp_time_limit" in options:
+        raise InvalidInput(f"{NAME} no longer takes lp_time_limit (a result must not depend "
+                           "on the machine's speed): use lp_max_iterations, a number of "
+                           "simplex iterations")
+    known = {"borrow_slack", "max_patterns", "lp_levels", "lp_max_vars", "lp_max_iterations",
              "bounds"}
     unknown = set(options) - known
     if unknown:
@@ -165,7 +178,8 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
              max_patterns=int(options.get("max_patterns", MAX_PATTERNS)),
              lp_levels=int(options.get("lp_levels", LP_LEVELS)),
              lp_max_vars=int(options.get("lp_max_vars", LP_MAX_VARS)),
-             lp_time_limit=float(options.get("lp_time_limit", LP_TIME_LIMIT)), progress=report)
+             lp_max_iterations=int(options.get("lp_max_iterations", LP_MAX_ITERATIONS)),
+             progress=report)
     certificate: dict[str, Any] = {"pattern_stars": a.stars, "seed": seed}
     lower = None
     if options.get("bounds", True):
