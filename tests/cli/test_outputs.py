@@ -266,3 +266,12 @@ def test_signal_mid_run_leaves_nothing(big_csv: Path, tmp_path: Path, sig: int) 
     assert rest.strip().splitlines()[-1] == "starmin: interrupted"
     assert "Traceback" not in rest
     assert _files(tmp_path) == set()
+
+
+@pytest.mark.parametrize("args", [["--k", "5"], ["--t", "0.3"], []])
+def test_info_on_a_sample(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    """info has no --l/--p flags: the sample's defaults must not look for them."""
+    assert main(["-q", "info", "sample:census", *args]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("n = 10000 rows")
+    assert ("occupation" in out) == (args != ["--k", "5"])  # the sensitive column when used

@@ -105,9 +105,9 @@ def _defaults(ns: argparse.Namespace) -> None:
     name = str(ns.input).removeprefix("sample:")
     if not ns.qi:
         ns.qi = ",".join(datasets.default_qi(name))
-    if ns.sensitive is None and getattr(ns, "k", None) is not None and ns.l is None \
-            and ns.t is None and ns.p is None:
-        return
+    uses_sensitive = any(getattr(ns, a, None) is not None for a in ("l", "t", "p"))
+    if ns.sensitive is None and getattr(ns, "k", None) is not None and not uses_sensitive:
+        return  # k alone: the sample's sensitive column is not needed
     if ns.sensitive is None:
         ns.sensitive = ",".join(datasets.default_sensitive(name)) or None
 
