@@ -15,15 +15,6 @@ from starmin.cli.main import main
 QI = "sex,age,race,marital-status,education"
 
 
-@pytest.fixture(scope="module")
-def census_csv(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from starmin.datasets import synthetic_census
-
-    p = tmp_path_factory.mktemp("in") / "census.csv"
-    synthetic_census(3000, seed=7).write_csv(p, separator=";")
-    return p
-
-
 def test_main_job_on_bundled_sample(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "out" / "census-k5.csv"
     assert main(["anonymize", "sample:census", "--k", "5", "-o", str(out)]) == 0

@@ -21,15 +21,6 @@ from starmin.cli.main import main
 QI = "sex,age,race,marital-status,education"
 
 
-@pytest.fixture(scope="module")
-def census_csv(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from starmin.datasets import synthetic_census
-
-    p = tmp_path_factory.mktemp("in") / "census.csv"
-    synthetic_census(2000, seed=3).write_csv(p, separator=";")
-    return p
-
-
 @pytest.fixture
 def no_solve(monkeypatch: pytest.MonkeyPatch) -> None:
     """Fail the test if the pipeline starts: output checks must come before any work."""
