@@ -10,14 +10,17 @@ The cost is Liang & Yuan's Sec. 2 cost: the number of stars in the released tabl
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
 from starmin.data.rowtypes import RowTypes
+
+if TYPE_CHECKING:
+    from starmin.models.base import PrivacyModel
 
 STAR = -1
 """Code of a suppressed cell in an output vector."""
@@ -32,6 +35,12 @@ class Guarantee:
     ``kind``: ``exact`` (optimal), ``fpt`` (exact, running time exponential only in
     ``parameter``), ``ratio`` (cost <= ``ratio`` x OPT), ``bound`` (an additive or instance
     bound stated in ``statement``), ``heuristic`` (no bound; output still verified).
+
+    ``ratio`` is the number a plan proves for its own instance; ``ratio_of(model, rt)`` is the
+    same number computed from the instance before solving, so the registry entry of a ``ratio``
+    algorithm states its ratio in a form a test can evaluate (tests/contract checks
+    ``stars <= ratio_of(model, rt) x OPT`` against brute force). :meth:`as_dict` leaves
+    ``ratio_of`` out (a function is not JSON).
     """
 
     kind: GuaranteeKind
@@ -39,6 +48,8 @@ class Guarantee:
     reference: str = ""
     ratio: float | None = None
     parameter: str | None = None
+    ratio_of: Callable[[PrivacyModel, RowTypes], float] | None = field(
+        default=None, compare=False, repr=False)
 
     def as_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "statement": self.statement, "reference": self.reference,

@@ -57,6 +57,12 @@ NAME = "m-approx"
 REFERENCE = "Liang & Yuan, Thm 10"
 STATEMENT = "at most m x OPT stars"
 
+
+def star_ratio(model: PrivacyModel, rt: RowTypes) -> float:
+    """``m``, the number of QI columns: the ratio in stars Liang & Yuan's Thm 10 proves."""
+    return float(rt.m)
+
+
 Group = tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]
 
 
@@ -215,7 +221,7 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     refine = bool(options.get("refine", True))
     case, lower, groups, facts = _partition(_Classes(rt), int(model.k), refine)
     guarantee = Guarantee(kind="ratio", statement=STATEMENT, reference=REFERENCE,
-                          ratio=float(rt.m))
+                          ratio=float(rt.m), ratio_of=star_ratio)
     certificate = {"case": case, "lower_bound": lower, "ratio": rt.m, "refine": refine, **facts}
     return ReleasePlan.from_groups(rt, groups, NAME, guarantee, lower_bound=lower,
                                    certificate=certificate)
@@ -225,7 +231,7 @@ ALGORITHM = Algorithm(
     name=NAME,
     summary="k-anonymity within m x OPT stars by merging the small row types (LY Thm 10)",
     guarantee=Guarantee(kind="ratio", statement=STATEMENT + " (m = number of QI columns)",
-                        reference=REFERENCE),
+                        reference=REFERENCE, ratio_of=star_ratio),
     solve=solve,
     supports=supports,
 )

@@ -45,7 +45,17 @@ STATEMENT = ("stars <= l*d * OPT (d = QI columns). Thm 3: 'Our algorithm finds a
              "lambda-approximate solution to Problem 2 is a lambda*d-approximate solution to "
              "Problem 1'. Sharper per run: optimal tuple count if it ends in phase one (Cor. 1), "
              "at most OPT + l - 1 tuples in phase two (Cor. 3)")
-GUARANTEE = Guarantee(kind="ratio", statement=STATEMENT, reference=REFERENCE)
+
+
+def star_ratio(model: PrivacyModel, rt: RowTypes) -> float:
+    """``l * d``: the ratio in stars that Thm 3 (l in suppressed tuples) and Lemma 2 (a
+    lambda-approximation in tuples is a lambda*d-approximation in stars) prove for TP and TP+
+    on a frequency l-diversity instance with ``d`` QI columns."""
+    return float((l_parameter(model) or 1) * rt.m)
+
+
+GUARANTEE = Guarantee(kind="ratio", statement=STATEMENT, reference=REFERENCE,
+                      ratio_of=star_ratio)
 
 _TUPLE_BOUND = {
     1: "suppressed tuples = OPT_tuples (optimal, Cor. 1)",
@@ -127,7 +137,7 @@ def plan_from_run(rt: RowTypes, l: int, run: tp_phases.TPRun, method: str = NAME
         "instance_ratio_bound": (stars / lb) if lb else (1.0 if stars == 0 else None),
     }
     guarantee = Guarantee(kind="ratio", statement=STATEMENT, reference=REFERENCE,
-                          ratio=float(l * d))
+                          ratio=float(l * d), ratio_of=star_ratio)
     return ReleasePlan(
         outputs=outputs,
         out_idx=np.concatenate([out_of_type[kt], np.full(len(rt_), len(keep_t))]),

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from starmin.algorithms.approx import tp_phases
-from starmin.algorithms.approx.tp import plan_from_run, require_l, support_reason
+from starmin.algorithms.approx.tp import plan_from_run, require_l, star_ratio, support_reason
 from starmin.algorithms.base import Algorithm, Progress, silent
 from starmin.algorithms.heuristic.hilbert import hilbert_groups, plan_from_entries
 from starmin.data.rowtypes import RowTypes
@@ -39,7 +39,8 @@ REFERENCE = "Xiao, Yi & Tao, EDBT 2010, Sec. 5.6 and 6.1; Thm 3 and Lemma 2"
 STATEMENT = ("stars <= TP's stars <= l*d * OPT (d = QI columns): TP is an l-approximation in "
              "suppressed tuples (Thm 3), each with 1 to d stars (Lemma 2); Hilbert on TP's "
              "residue never adds stars (Sec. 5.6)")
-GUARANTEE = Guarantee(kind="ratio", statement=STATEMENT, reference=REFERENCE)
+GUARANTEE = Guarantee(kind="ratio", statement=STATEMENT, reference=REFERENCE,
+                      ratio_of=star_ratio)
 
 
 def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
@@ -62,7 +63,7 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     run = tp_phases.run(rt.counts, l, progress=progress)
     tp_plan = plan_from_run(rt, l, run, method=NAME)
     guarantee = Guarantee(kind="ratio", statement=STATEMENT, reference=REFERENCE,
-                          ratio=float(l * rt.m))
+                          ratio=float(l * rt.m), ratio_of=star_ratio)
     cert = dict(tp_plan.certificate)
     cert.update(tp_stars=tp_plan.stars, fallback=False, residue_groups=0)
     if run.removed.sum() == 0:
