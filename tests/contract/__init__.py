@@ -1,0 +1,1 @@
+"""Contract tests that hold every registered algorithm to its stated guarantee."""
