@@ -342,3 +342,66 @@ def test_tp_suppresses_at_most_l_times_the_fewest_tuples(case: Case) -> None:
         assert plan.lower_bound <= opt_tuples
     stars_opt = optimum(case.table, case.model)
     assert stars_opt is not None and opt_tuples <= stars_opt  # each starred row has a star
+
+
+# ----------------------------------------------------------------------------------------
+# the contract can fail: each check rejects a plan that breaks it
+
+
+def _all_stars(rt: RowTypes, method: str, guarantee: object) -> ReleasePlan:
+    """Every row in one class with every QI cell a star (valid, never cheaper than OPT)."""
+    ti, ki = np.nonzero(rt.counts)
+    return ReleasePlan(np.full((1, rt.m), STAR, dtype=np.int32), np.zeros(len(ti)), ti, ki,
+                       rt.counts[ti, ki], method, guarantee)  # type: ignore[arg-type]
+
+
+def test_contract_rejects_a_claim_it_cannot_check_or_a_broken_promise() -> None:
+    from dataclasses import replace
+
+    rt, m = row_types("rand9-m3-s3"), model("k2")
+    opt = optimum("rand9-m3-s3", "k2")
+    assert opt is not None and 0 < opt < rt.n * rt.m
+    base = ALGORITHMS["m-approx"]
+    plan = _all_stars(rt, base.name, base.guarantee)
+    # a ratio without ratio_of
+    no_ratio = replace(base, guarantee=replace(base.guarantee, ratio_of=None))
+    with pytest.raises(AssertionError, match="no ratio_of"):
+        check_guarantee(no_ratio, plan, rt, m, opt)
+    # a ratio the plan exceeds
+    tight = replace(base, guarantee=replace(base.guarantee, ratio_of=lambda _m, _rt: 1.0))
+    with pytest.raises(AssertionError):
+        check_guarantee(tight, plan, rt, m, opt)
+    # an exact claim above the optimum
+    exact = replace(base, guarantee=brute_force.GUARANTEE)
+    with pytest.raises(AssertionError):
+        check_guarantee(exact, plan, rt, m, opt)
+    # a guarantee kind the contract does not know how to check
+    bound = replace(base, guarantee=replace(base.guarantee, kind="bound"))
+    with pytest.raises(pytest.fail.Exception):
+        check_guarantee(bound, plan, rt, m, opt)
+
+
+def test_contract_rejects_an_unsafe_release_and_a_changed_plan() -> None:
+    case = Case("brute-force", "rand9-m3-s3", "k2")
+    rt = row_types(case.table)
+    ti, ki = np.nonzero(rt.counts)
+    unchanged = ReleasePlan(rt.codes, ti, ti, ki, rt.counts[ti, ki], "identity",
+                            brute_force.GUARANTEE)
+    unchanged.validate(rt)
+    assert (rt.sizes < 2).any()  # some row type alone is not 2-anonymous
+    with pytest.raises(AssertionError):
+        check_release(case, unchanged, seed=0)
+    stars = _all_stars(rt, "identity", brute_force.GUARANTEE)
+    check_release(case, stars, seed=0)  # all stars is 2-anonymous
+    assert same_plan(stars, stars) and not same_plan(stars, unchanged)
+
+
+def test_optimum_tuples_on_hand_examples() -> None:
+    def rt_of(types: list[list[int]]) -> RowTypes:
+        X = np.array([[i] for i, vals in enumerate(types) for _ in vals])
+        return RowTypes.from_arrays(X, np.array([v for vals in types for v in vals]))
+
+    assert optimum_tuples(rt_of([[0, 1], [0, 0, 1, 1]]), 2) == 0   # already 2-diverse
+    assert optimum_tuples(rt_of([[0, 0, 1], [1]]), 2) == 2         # move one 0 and the 1
+    assert optimum_tuples(rt_of([[0, 0], [1, 1]]), 2) == 4         # no row type keeps a row
+    assert optimum_tuples(rt_of([[0, 0], [0, 1]]), 2) is None      # 0 on 3 of 4 rows
