@@ -351,7 +351,7 @@ def test_tp_suppresses_at_most_l_times_the_fewest_tuples(case: Case) -> None:
 def _all_stars(rt: RowTypes, method: str, guarantee: object) -> ReleasePlan:
     """Every row in one class with every QI cell a star (valid, never cheaper than OPT)."""
     ti, ki = np.nonzero(rt.counts)
-    return ReleasePlan(np.full((1, rt.m), STAR, dtype=np.int32), np.zeros(len(ti)), ti, ki,
+    return ReleasePlan(np.full((1, rt.m), STAR, dtype=np.int32), np.zeros_like(ti), ti, ki,
                        rt.counts[ti, ki], method, guarantee)  # type: ignore[arg-type]
 
 
