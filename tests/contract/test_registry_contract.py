@@ -5,7 +5,7 @@ For each algorithm of :func:`starmin.algorithms.registry.algorithms`, each model
 
 - the plan validates, its star count is what its outputs imply, and the release the engine
   makes from it passes the independent verifier with that many stars;
-- the same seed gives the same plan (every array, the lower bound);
+- the same seed gives the same plan (every array, the lower bound) and the same released rows;
 - an ``exact`` (or ``fpt``) method has brute force's optimum, a ``ratio`` method at most
   ``guarantee.ratio_of(model, rt)`` times it (a ratio method without ``ratio_of`` fails);
 - the plan's lower bound and every value of :func:`starmin.lower_bounds` are at most the
@@ -13,10 +13,12 @@ For each algorithm of :func:`starmin.algorithms.registry.algorithms`, each model
 - on an infeasible instance (brute force raises ``Infeasible``) the method raises
   ``Infeasible`` and so does :func:`starmin.solve` with it.
 
-An algorithm that supports none of the cases fails :func:`test_every_algorithm_is_covered`:
-a newly registered algorithm is held to this contract at once, or someone adds a case it
-supports. The optimum is brute force's (:mod:`starmin.algorithms.exact.brute_force`, itself
-checked against a naive set-partition enumeration in tests/oracle), cached per (table, model).
+A case an algorithm does not support is refused with a reason (``supports``) and a starmin
+error (:func:`starmin.solve`). An algorithm that supports none of the cases fails
+:func:`test_every_algorithm_is_covered`: a newly registered algorithm is held to this contract
+at once, or someone adds a case it supports. The optimum is brute force's
+(:mod:`starmin.algorithms.exact.brute_force`, itself checked against a naive set-partition
+enumeration in tests/oracle), cached per (table, model).
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from starmin.algorithms.exact import brute_force
 from starmin.data import Schema
 from starmin.data.rowtypes import RowTypes
 from starmin.engines.local import LocalEncoded, LocalEngine
-from starmin.errors import Infeasible
+from starmin.errors import Infeasible, StarminError
 from starmin.models import (
     AllOf,
     DistinctLDiversity,
@@ -198,6 +200,22 @@ def test_every_algorithm_is_covered() -> None:
                            f"they support to tests/contract/test_registry_contract.py")
 
 
+@pytest.mark.parametrize("name", list(ALGORITHMS))
+def test_unsupported_cases_are_refused_with_a_reason(name: str) -> None:
+    """The cases an algorithm does not support are not skipped silently: ``supports`` names
+    the reason, and :func:`starmin.solve` with that method refuses with a starmin error
+    (``InvalidInput``, or ``Infeasible`` when the instance has no release at all)."""
+    alg = ALGORITHMS[name]
+    for t in TABLES:
+        for m in MODELS:
+            reason = alg.supports(model(m), row_types(t))
+            if reason is None:
+                continue
+            assert isinstance(reason, str) and reason.strip(), (t, m, reason)
+            with pytest.raises(StarminError):
+                starmin.solve(row_types(t), model(m), name)
+
+
 def test_cases_are_not_trivial() -> None:
     """The tables make work: some feasible case needs stars, and some case is infeasible."""
     opts = {(t, m): optimum(t, m) for t in TABLES for m in MODELS}
@@ -227,6 +245,7 @@ def check_release(case: Case, plan: ReleasePlan, seed: int) -> None:
     """The engine's release of ``plan`` passes the independent verifier, star for star."""
     enc = encoded(case.table)
     released = LocalEngine().apply_plan(enc, plan, seed=seed)
+    assert released.equals(LocalEngine().apply_plan(enc, plan, seed=seed)), "same seed, new rows"
     verdict = verify(released, enc.schema.qi, enc.schema.sensitive, [model(case.model)])
     assert verdict.passed, verdict.as_dict()
     assert verdict.n == row_types(case.table).n
