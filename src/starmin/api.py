@@ -92,9 +92,13 @@ def implied_k(model: PrivacyModel) -> int:
 def lower_bounds(rt: RowTypes, model: PrivacyModel, progress: Progress | None = None
                  ) -> dict[str, int]:
     """Proven lower bounds on the optimal number of stars (see docs/algorithms/lower-bounds):
-    the k-anonymity bounds for the class size the model implies, and the star-free and pattern
-    bounds of each t-closeness part. A bound for one part of a combination bounds the whole."""
+    the k-anonymity bounds for the class size the model implies, the star-free and pattern
+    bounds of each t-closeness part, and the diversity bounds (Xiao et al.'s phase-one bound
+    for frequency l-diversity; row types with too few distinct sensitive values). A bound for
+    one part of a combination bounds the whole. They depend only on the row types and the
+    model, never on the method that makes the release."""
     from starmin.algorithms.bounds import k_anonymity_lower_bounds
+    from starmin.algorithms.l_diversity_bound import diversity_lower_bounds
     from starmin.algorithms.t_closeness_bound import t_closeness_lower_bounds
     from starmin.models.t_closeness import TCloseness
 
@@ -107,6 +111,7 @@ def lower_bounds(rt: RowTypes, model: PrivacyModel, progress: Progress | None = 
     for m in t_parts:
         for name, v in t_closeness_lower_bounds(rt, m, k=k, progress=progress).items():
             out[name] = max(out.get(name, 0), v)
+    out.update(diversity_lower_bounds(rt, _parts(model)))
     out["best"] = max(out.values(), default=0)
     return out
 

@@ -1,0 +1,90 @@
+"""Lower bounds on the optimal number of stars for the models that need diverse classes.
+
+Guarantee: proven lower bounds (each is at most the optimum; tests compare them with brute
+force), computed from the row types alone, so a report's bound does not depend on which
+method made the release.
+
+The argument behind both bounds: a row released without a star keeps its whole QI vector,
+and rows with equal released vectors form one class, so the star-free rows of row type ``v``
+form a class of their own (all of them, or none if every row of ``v`` carries a star). That
+class must satisfy the model by itself. Every row of ``v`` that cannot stay star-free carries
+at least one star.
+
+- ``l_frequency``: for frequency l-diversity (:class:`~starmin.models.LDiversity`), Xiao, Yi &
+  Tao's ``max(|R1|, l * h(R1))`` (proof of Cor. 1, and Cor. 2): ``R1`` is what phase one of TP
+  must remove so that each row type keeps its largest l-eligible sub-multiset, ``h(R1)`` the
+  largest count of one sensitive value in ``R1``. It counts suppressed tuples, hence stars.
+- ``distinct_values``: for every model that needs ``q`` distinct sensitive values per class
+  (distinct, entropy and recursive (c, l)-diversity need ``l``, since entropy ``>= log l`` and
+  ``r_l > 0`` both need ``l`` values; frequency l-diversity ``l``; p-sensitivity ``p``): the rows
+  of the row types that hold fewer than ``q`` distinct values.
+
+With several sensitive columns each column's histogram is bounded on its own (a release must
+satisfy the model on every column) and the largest bound counts.
+
+Complexity: O(t_in x |S|) per model part and sensitive column.
+
+References: Xiao, Yi & Tao, Sec. 5.2 (phase one), Cor. 1 and 2; Machanavajjhala et al. for the
+l-diversity forms.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from starmin.algorithms.approx.tp_phases import phase_one_heights
+from starmin.data.rowtypes import RowTypes
+from starmin.models.base import PrivacyModel
+from starmin.models.l_diversity import (
+    DistinctLDiversity,
+    EntropyLDiversity,
+    LDiversity,
+    RecursiveCLDiversity,
+)
+from starmin.models.p_sensitive import PSensitiveKAnonymity
+
+
+def frequency_tuple_bound(counts: NDArray[np.integer], l: int) -> int:
+    """Xiao et al.'s ``max(|R1|, l * h(R1))`` for one ``(t_in, |S|)`` histogram."""
+    counts = np.asarray(counts, dtype=np.int64)
+    if counts.size == 0:
+        return 0
+    r1 = (counts - np.minimum(counts, phase_one_heights(counts, l)[:, None])).sum(axis=0)
+    return max(int(r1.sum()), l * int(r1.max(initial=0)))
+
+
+def few_values_bound(counts: NDArray[np.integer], q: int) -> int:
+    """Rows of the row types holding fewer than ``q`` distinct sensitive values."""
+    counts = np.asarray(counts, dtype=np.int64)
+    if counts.size == 0 or q <= 1:
+        return 0
+    few = (counts > 0).sum(axis=1) < q
+    return int(counts[few].sum())
+
+
+def distinct_values_needed(model: PrivacyModel) -> int:
+    """How many distinct sensitive values every class of ``model`` must hold (1: no need)."""
+    if isinstance(model, LDiversity | DistinctLDiversity | EntropyLDiversity
+                  | RecursiveCLDiversity):
+        return int(model.l)
+    if isinstance(model, PSensitiveKAnonymity):
+        return int(model.p)
+    return 1
+
+
+def diversity_lower_bounds(rt: RowTypes, parts: list[PrivacyModel]) -> dict[str, int]:
+    """The bounds above for every part of a model (each part bounds the whole)."""
+    if not rt.sensitive:
+        return {}
+    histograms = rt.sensitive_histograms(rt.counts)  # per column, (t_in, |S_a|)
+    out: dict[str, int] = {}
+    for part in parts:
+        q = distinct_values_needed(part)
+        if q > 1:
+            v = max(few_values_bound(h, q) for h in histograms)
+            out["distinct_values"] = max(out.get("distinct_values", 0), v)
+        if isinstance(part, LDiversity):
+            v = max(frequency_tuple_bound(h, int(part.l)) for h in histograms)
+            out["l_frequency"] = max(out.get("l_frequency", 0), v)
+    return out

@@ -1,0 +1,111 @@
+"""The diversity lower bounds (Xiao et al.'s phase-one bound for frequency l-diversity; row
+types with too few distinct sensitive values) never exceed the optimum (brute force), are
+tight on literal tables, and make the reported bound independent of the method that ran."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import starmin
+from starmin.algorithms.exact import brute_force
+from starmin.algorithms.l_diversity_bound import (
+    diversity_lower_bounds,
+    few_values_bound,
+    frequency_tuple_bound,
+)
+from starmin.api import lower_bounds
+from starmin.errors import Infeasible
+from starmin.models import (
+    AllOf,
+    DistinctLDiversity,
+    EntropyLDiversity,
+    KAnonymity,
+    LDiversity,
+    PSensitiveKAnonymity,
+    RecursiveCLDiversity,
+)
+from starmin.models.base import PrivacyModel
+from tests.helpers.tables import from_rows, random_table, two_sensitive_table
+
+MODELS: list[PrivacyModel] = [
+    LDiversity(2), LDiversity(3), DistinctLDiversity(2), DistinctLDiversity(3),
+    EntropyLDiversity(2), RecursiveCLDiversity(c=2, l=2), PSensitiveKAnonymity(p=2, k=2),
+    AllOf(KAnonymity(3), LDiversity(2)),
+]
+
+
+def _balanced(seed: int) -> starmin.RowTypes:
+    """6-11 rows, 1-3 QIs; sensitive values as even as possible (so l = 3 is often feasible)."""
+    rng = np.random.default_rng(seed)
+    n, m, s = 6 + seed % 6, 1 + seed % 3, 3 + seed % 2
+    X = rng.integers(0, 2 + seed % 2, size=(n, m))
+    return starmin.RowTypes.from_arrays(X, rng.permutation(np.arange(n) % s))
+
+
+def _optimum(rt: starmin.RowTypes, model: PrivacyModel) -> int | None:
+    try:
+        return int(brute_force.solve(rt, model).stars)
+    except Infeasible:
+        return None
+
+
+@pytest.mark.parametrize("model", MODELS, ids=lambda m: m.name)
+def test_bounds_never_exceed_the_optimum(model: PrivacyModel) -> None:
+    feasible = tight = 0
+    for seed in range(60):
+        n = 6 + seed % 6
+        rt = (_balanced(seed) if seed % 2 else
+              random_table(seed, n, m=1 + seed % 3, values=2 + seed % 2, s=2 + seed % 3))
+        opt = _optimum(rt, model)
+        if opt is None:
+            continue
+        feasible += 1
+        bounds = lower_bounds(rt, model)
+        assert all(v <= opt for v in bounds.values()), (seed, bounds, opt)
+        tight += bounds["best"] == opt
+    assert feasible >= 15  # the sample exercises the bound, not only infeasible tables
+    assert tight >= 3
+
+
+@pytest.mark.parametrize("model", [LDiversity(2), DistinctLDiversity(2)], ids=str)
+def test_two_sensitive_columns(model: PrivacyModel) -> None:
+    checked = 0
+    for seed in range(60):
+        rt = two_sensitive_table(seed, 8 + seed % 3, m=2, values=2, s=(3, 3))
+        opt = _optimum(rt, model)
+        if opt is None:
+            continue
+        checked += 1
+        assert lower_bounds(rt, model)["best"] <= opt, seed
+    assert checked >= 10
+
+
+def test_literal_tables() -> None:
+    # two row types of three rows, each holding one value: every row needs a star (m = 1)
+    rt = from_rows([[0]] * 3 + [[1]] * 3, [0] * 3 + [1] * 3)
+    assert diversity_lower_bounds(rt, [DistinctLDiversity(2)]) == {"distinct_values": 6}
+    assert diversity_lower_bounds(rt, [LDiversity(2)]) == {"distinct_values": 6,
+                                                           "l_frequency": 6}
+    assert brute_force.solve(rt, LDiversity(2)).stars == 6
+    # one row type x x x y: phase one keeps x y (h* = 1), R1 = {x, x}: 2 * h(R1) = 4 tuples
+    counts = np.array([[3, 1], [0, 2], [1, 1]])
+    assert frequency_tuple_bound(np.array([[3, 1]]), 2) == 4  # |R1| = 2, l * h(R1) = 4
+    assert few_values_bound(counts, 2) == 2  # the [0, 2] row type
+    assert few_values_bound(counts, 1) == 0
+    assert diversity_lower_bounds(from_rows([[0]], None), [LDiversity(2)]) == {}
+
+
+def test_reported_bound_does_not_depend_on_the_method() -> None:
+    from starmin.datasets import synthetic_census
+
+    df = synthetic_census(1500, seed=5)
+    qi = "sex,age,race,marital-status,education"
+    seen = {}
+    for method in ("tp", "tp+", "hilbert", "merge-repair"):
+        r = starmin.anonymize(df, qi=qi, sensitive="occupation", l=2, method=method)
+        bounds = {k: v for k, v in r.report["lower_bounds"].items() if k != "algorithm"}
+        seen[method] = (r.report["lower_bound"], bounds)
+        assert r.report["stars"] >= r.report["lower_bound"]
+    assert len({repr(v) for v in seen.values()}) == 1, seen
+    assert seen["tp"][1]["l_frequency"] > 0
