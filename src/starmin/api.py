@@ -21,9 +21,9 @@ from starmin.algorithms.base import Progress, silent
 from starmin.data.rowtypes import RowTypes
 from starmin.data.schema import Schema
 from starmin.engines.local import LocalEngine
-from starmin.errors import InvalidInput, VerificationFailed, param
+from starmin.errors import InvalidInput, VerificationFailed
 from starmin.io.tables import read_table
-from starmin.models.apply import check_feasible, check_sensitive
+from starmin.models.apply import check_feasible
 from starmin.models.base import PrivacyModel
 from starmin.transform.plan import ReleasePlan
 
@@ -144,13 +144,7 @@ def anonymize(
 
     P.check_call("anonymize", params, method, seed, progress)  # all before data is read
     schema = Schema.of(qi, sensitive, identifiers)
-    models = list(model) if isinstance(model, Sequence) else ([model] if model else [])
-    models += P.models_from_params(**params)
-    if not models:
-        raise InvalidInput(f"no privacy model given: add e.g. {param('k', 5)} (k-anonymity) "
-                           f"or {param('l', 2)} (l-diversity)")
-    the_model = P.combine(models)
-    check_sensitive(the_model, schema.sensitive)
+    the_model = P.the_model(model, params, schema.sensitive)
     say = progress or silent
     timings: dict[str, float] = {}
     t0 = time.perf_counter()

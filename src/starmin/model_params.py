@@ -160,6 +160,23 @@ def combine(models: Sequence[PrivacyModel]) -> PrivacyModel:
     return AllOf(*models)
 
 
+def the_model(model: PrivacyModel | Sequence[PrivacyModel] | None, params: dict[str, Any],
+              sensitive: Sequence[str]) -> PrivacyModel:
+    """One model for a public call: the ``model`` objects given plus those built from the
+    parameters (``k=``, ``l=``, ...), combined; refused when there is none, or when it judges
+    sensitive values and no ``sensitive`` column is named (before any data is read)."""
+    from starmin.models.apply import check_sensitive
+
+    models = list(model) if isinstance(model, Sequence) else ([model] if model else [])
+    models += models_from_params(**params)
+    if not models:
+        raise InvalidInput(f"no privacy model given: add e.g. {param('k', 5)} (k-anonymity) "
+                           f"or {param('l', 2)} (l-diversity)")
+    combined = combine(models)
+    check_sensitive(combined, sensitive)
+    return combined
+
+
 PARAMS = ("k", "l", "l_kind", "c", "t", "distance", "sa_hierarchy", "distance_matrix", "p")
 """The keyword arguments :func:`models_from_params` takes (and ``anonymize`` passes on)."""
 

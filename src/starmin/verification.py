@@ -11,8 +11,6 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from starmin.errors import InvalidInput
-
 if TYPE_CHECKING:
     from starmin.models.base import PrivacyModel
     from starmin.verifier.report import VerificationReport
@@ -59,16 +57,10 @@ def verify(
     True
     """
     from starmin.data.schema import column_names
-    from starmin.model_params import combine, models_from_params
-    from starmin.models.apply import check_sensitive
+    from starmin.model_params import the_model
     from starmin.verifier import verify as check
 
-    models = list(model) if isinstance(model, Sequence) else ([model] if model else [])
-    models += models_from_params(k=k, l=l, l_kind=l_kind, c=c, t=t, distance=distance,
-                                 sa_hierarchy=sa_hierarchy, distance_matrix=distance_matrix,
-                                 p=p)
-    if not models:
-        raise InvalidInput("no privacy model given: pass e.g. k=5, l=3 or t=0.2")
-    the_model = combine(models)
-    check_sensitive(the_model, column_names(sensitive, "sensitive"))  # before the table is read
-    return check(table, qi, sensitive, [the_model], star=star)
+    params = {"k": k, "l": l, "l_kind": l_kind, "c": c, "t": t, "distance": distance,
+              "sa_hierarchy": sa_hierarchy, "distance_matrix": distance_matrix, "p": p}
+    combined = the_model(model, params, column_names(sensitive, "sensitive"))
+    return check(table, qi, sensitive, [combined], star=star)
