@@ -11,7 +11,8 @@ import pytest
 from starmin.data import Schema
 from starmin.engines.local import LocalEngine
 from starmin.errors import InvalidInput
-from starmin.io.tables import read_table, sniff_separator, write_table
+from starmin.io.output import check_output, write_table_pair
+from starmin.io.tables import read_table, sniff_separator
 from starmin.transform.plan import STAR, Guarantee, ReleasePlan
 
 G = Guarantee("heuristic", "test plan")
@@ -154,12 +155,12 @@ def test_atomic_write_leaves_nothing_on_failure(tmp_path: Path) -> None:
         def write_csv(self, *a, **k):  # type: ignore[override]
             raise RuntimeError("disk full")
 
-    target = tmp_path / "out.csv"
+    target = check_output(tmp_path / "out.csv")
     with pytest.raises(RuntimeError):
-        write_table(Boom({"a": [1]}), target)
+        write_table_pair(Boom({"a": [1]}), target, {})
     assert list(tmp_path.iterdir()) == []
-    write_table(pl.DataFrame({"a": [1]}), target)
-    assert target.read_text() == "a\n1\n"
+    write_table_pair(pl.DataFrame({"a": [1]}), target, {})
+    assert target.path.read_text() == "a\n1\n"
 
 
 def test_pandas_and_arrow_inputs_convert() -> None:

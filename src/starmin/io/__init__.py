@@ -1,5 +1,6 @@
-"""Reading and writing tables and reports."""
+"""Reading tables (:mod:`.tables`) and writing a release with its report (:mod:`.output`)."""
 
-from starmin.io.tables import read_table, sniff_separator, to_polars, write_json, write_table
+from starmin.io.output import check_output, write_table_pair
+from starmin.io.tables import read_table, sniff_separator, to_polars
 
-__all__ = ["read_table", "sniff_separator", "to_polars", "write_json", "write_table"]
+__all__ = ["check_output", "read_table", "sniff_separator", "to_polars", "write_table_pair"]

@@ -1,17 +1,15 @@
-"""Table input and atomic output.
+"""Table input.
 
-Inputs: CSV (separator sniffed; ARX files use ``;``; read as text, a column becoming numbers
-only when every value reads back exactly as written), Parquet, ``sample:NAME`` for the bundled
-samples, or an in-memory pandas / polars / pyarrow table. Outputs are written to a temporary
-file in the target folder and renamed into place, so a failed run leaves nothing half-written.
+CSV (separator sniffed; ARX files use ``;``; read as text, a column becoming numbers only when
+every value reads back exactly as written), Parquet, ``sample:NAME`` for the bundled samples,
+or an in-memory pandas / polars / pyarrow table. Writing (the release and its report as an
+atomic pair) is :mod:`starmin.io.output`.
 """
 
 from __future__ import annotations
 
 import csv
-import json
 import os
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -267,35 +265,3 @@ def _unconvertible(table: Any, kind: str, exc: Exception) -> str:
                     "convert it to text")
     return (f"cannot convert the {kind} table ({_first_line(exc)}): give columns of plain "
             "values (text, numbers, dates)")
-
-
-def _atomic(path: Path, write: Callable[[Path], None]) -> None:
-    from starmin.io.output import temp_beside
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = temp_beside(path)  # mode 0o666 less the umask, like any file the user creates
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-
-
-def write_table(table: pl.DataFrame, path: str | os.PathLike[str], separator: str = ",") -> None:
-    """Write CSV or Parquet (by suffix) atomically."""
-    p = Path(path)
-    if p.suffix.lower() in (".parquet", ".pq"):
-        _atomic(p, lambda t: table.write_parquet(t))
-    else:
-        _atomic(p, lambda t: table.write_csv(t, separator=separator))
-
-
-def write_json(obj: Any, path: str | os.PathLike[str]) -> None:
-    """Write JSON atomically."""
-    text = json.dumps(obj, indent=2, default=str) + "\n"
-
-    def write(t: Path) -> None:
-        t.write_text(text)
-
-    _atomic(Path(path), write)
