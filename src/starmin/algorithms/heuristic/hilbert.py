@@ -37,9 +37,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from starmin.algorithms.approx.tp import require_l, support_reason
-from starmin.algorithms.approx.tp_phases import phase_one_heights
 from starmin.algorithms.base import Algorithm, Progress, silent
 from starmin.algorithms.heuristic.hilbert_cut import Entries, bucket_cut, greedy_cut
+from starmin.algorithms.l_diversity_bound import frequency_tuple_bound
 from starmin.data.rowtypes import RowTypes
 from starmin.errors import InvalidInput
 from starmin.models.base import PrivacyModel
@@ -149,14 +149,6 @@ def plan_from_entries(rt: RowTypes, entries: Entries, method: str, guarantee: Gu
                        dict(certificate or {})).compact()
 
 
-def lower_bound(counts: NDArray[np.integer], l: int) -> int:
-    """Xiao et al.'s ``max(|R1|, l * h(R1))`` on the optimal suppressed tuples (hence stars)."""
-    counts = np.asarray(counts, dtype=np.int64)
-    hstar = phase_one_heights(counts, l)
-    r1 = (counts - np.minimum(counts, hstar[:, None])).sum(axis=0)
-    return max(int(r1.sum()), l * int(r1.max(initial=0)))
-
-
 def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
           progress: Progress | None = None, **options: Any) -> ReleasePlan:
     """Hilbert release of ``rt`` under frequency l-diversity (heuristic; see module doc).
@@ -169,7 +161,7 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     progress(f"hilbert: ordering {rt.t_in} row types, {cut} cut")
     entries = hilbert_groups(rt.codes, rt.counts, rt.cardinalities, l, cut)
     groups = int(entries[0].max()) + 1 if len(entries[0]) else 0
-    return plan_from_entries(rt, entries, NAME, GUARANTEE, lower_bound(rt.counts, l),
+    return plan_from_entries(rt, entries, NAME, GUARANTEE, frequency_tuple_bound(rt.counts, l),
                              {"l": l, "cut": cut, "groups": groups})
 
 
