@@ -112,8 +112,34 @@ def lower_bounds(rt: RowTypes, model: PrivacyModel, progress: Progress | None = 
         for name, v in t_closeness_lower_bounds(rt, m, k=k, progress=progress).items():
             out[name] = max(out.get(name, 0), v)
     out.update(diversity_lower_bounds(rt, _parts(model)))
+    lp = lp_lower_bound(rt, model, progress=progress)
+    if lp is not None:
+        out["lp"] = lp
     out["best"] = max(out.values(), default=0)
     return out
+
+
+LP_BOUND_MAX_T_IN = 2_000
+"""Row types up to which every report carries the LP core's certified bound (column
+generation, :mod:`starmin.algorithms.lp.colgen`); beyond, ``--method lp-rounding`` gives it."""
+LP_BOUND_MAX_M = 10
+
+
+def lp_lower_bound(rt: RowTypes, model: PrivacyModel, progress: Progress | None = None
+                   ) -> int | None:
+    """The best certified LP bound over the model's relaxations, or ``None`` when the
+    instance is over the work budget (:data:`LP_BOUND_MAX_T_IN`, :data:`LP_BOUND_MAX_M`) or the
+    model has no relaxation the LP core prices."""
+    if rt.t_in > LP_BOUND_MAX_T_IN or rt.m > LP_BOUND_MAX_M:
+        return None
+    from starmin.algorithms.lp.colgen import column_generation
+    from starmin.algorithms.lp.relaxation import relaxations
+
+    best: int | None = None
+    for rel in relaxations(model, rt):
+        cg = column_generation(rt, rel, progress=progress or silent)
+        best = cg.bound if best is None else max(best, cg.bound)
+    return best
 
 
 def _parts(model: PrivacyModel) -> list[PrivacyModel]:

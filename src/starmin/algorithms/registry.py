@@ -20,6 +20,7 @@ _MODULES = (
     "starmin.algorithms.approx.tp",
     "starmin.algorithms.heuristic.hilbert",
     "starmin.algorithms.heuristic.merge_repair",
+    "starmin.algorithms.lp.lp_rounding",
 )
 
 

@@ -1,0 +1,240 @@
+"""The LP/MILP of Liang & Yuan's Thm 9 on row types, over a given set of output vectors.
+
+Variables, per output vector (a *block* ``b``, released with ``stars(b)`` stars per row):
+``x(b, p)`` rows of pair ``p = (v, s)`` (cost ``stars(b)`` each), and as the relaxation needs
+(:mod:`.relaxation`) the open indicator ``y(b)`` (binary in the MILP), the class size
+``n(b)`` and the EMD slacks ``w(b, cut)``. Constraints:
+
+* coverage, one per pair: ``sum_b x(b, p) = c(p)`` (its duals price new blocks);
+* ``k``: ``x(b, p) <= c(p) y(b)``, ``sum_p x(b, p) >= k y(b)``;
+* ``cap``: ``sum_{p of value u} x(b, p) <= cap n(b)`` for each value ``u`` of the block;
+* ``t``: ``w(b, C) >= |x(b, C) - p(C) n(b)|`` for every cut ``C`` (one-sided, values of the
+  block only, for the equal distance) and ``sum_C weight(C) w(b, C) <= t n(b)``.
+
+Solved with HiGHS through SciPy (``linprog`` dual simplex for the LP and its duals, ``milp``
+for integer solutions); every limit is a work limit (iterations, nodes), never a time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from starmin.algorithms.lp.pairs import IntArray, Pairs
+from starmin.algorithms.lp.relaxation import FloatArray, Relaxation
+
+
+@dataclass(frozen=True, eq=False)
+class Blocks:
+    """Output vectors with the pairs each may receive: ``vectors`` ``(B, m)`` (codes, or
+    ``-1`` for a star), ``stars`` ``(B,)``, ``block_of`` / ``pair_of`` ``(X,)``: one entry
+    per ``x`` variable, grouped by block in increasing order."""
+
+    vectors: NDArray[np.int32]
+    stars: IntArray
+    block_of: IntArray
+    pair_of: IntArray
+
+    @property
+    def B(self) -> int:
+        return int(self.vectors.shape[0])
+
+
+@dataclass(frozen=True, eq=False)
+class Program:
+    """``min c x`` s.t. ``A_eq x = b_eq``, ``A_ub x <= b_ub``, ``x >= 0``; ``integer`` marks
+    the integer variables of the MILP; the first ``X`` variables are the ``x(b, p)``; the
+    first ``P`` equality rows are the coverage rows."""
+
+    c: FloatArray
+    A_eq: object
+    b_eq: FloatArray
+    A_ub: object
+    b_ub: FloatArray
+    upper: FloatArray
+    integer: NDArray[np.int8]
+    X: int
+    P: int
+
+
+def build(pairs: Pairs, rel: Relaxation, blocks: Blocks) -> Program:
+    """The LP/MILP of the module docstring for these blocks."""
+    from scipy.sparse import coo_matrix
+
+    P, B, X = pairs.P, blocks.B, len(blocks.pair_of)
+    bo, po = blocks.block_of, blocks.pair_of
+    xi = np.arange(X, dtype=np.int64)
+    cnt = pairs.count[po].astype(np.float64)
+    nvar = X
+    cost = [blocks.stars[bo].astype(np.float64)]
+    upper = [cnt.copy()]
+    integer = [np.ones(X, dtype=np.int8)]
+    eq: list[tuple[IntArray, IntArray, FloatArray]] = [(po, xi, np.ones(X))]
+    b_eq = [pairs.count.astype(np.float64)]
+    n_eq = P
+    ub: list[tuple[IntArray, IntArray, FloatArray]] = []
+    b_ub: list[FloatArray] = []
+    n_ub = 0
+    bi = np.arange(B, dtype=np.int64)
+
+    def new_vars(count: int, up: float, is_int: bool) -> IntArray:
+        nonlocal nvar
+        idx = np.arange(nvar, nvar + count, dtype=np.int64)
+        nvar += count
+        cost.append(np.zeros(count))
+        upper.append(np.full(count, up))
+        integer.append(np.full(count, 1 if is_int else 0, dtype=np.int8))
+        return idx
+
+    def ub_rows(count: int) -> IntArray:
+        nonlocal n_ub
+        idx = np.arange(n_ub, n_ub + count, dtype=np.int64)
+        n_ub += count
+        b_ub.append(np.zeros(count))
+        return idx
+
+    if rel.k > 1:
+        y = new_vars(B, 1.0, True)
+        r1 = ub_rows(X)  # x - c y <= 0
+        ub += [(r1, xi, np.ones(X)), (r1, y[bo], -cnt)]
+        r2 = ub_rows(B)  # k y - sum x <= 0
+        ub += [(r2, y, np.full(B, float(rel.k))), (r2[bo], xi, -np.ones(X))]
+    if rel.cap is not None or rel.t is not None:
+        n = new_vars(B, np.inf, True)
+        re = np.arange(n_eq, n_eq + B, dtype=np.int64)  # sum x - n = 0
+        n_eq += B
+        b_eq.append(np.zeros(B))
+        eq += [(re[bo], xi, np.ones(X)), (re, n, -np.ones(B))]
+        u = rel.value_of_key[pairs.key_of[po]]
+        r = rel.r
+        if rel.cap is not None:
+            combo, row_of_x = np.unique(bo * r + u, return_inverse=True)
+            rc = ub_rows(len(combo))
+            ub += [(rc[row_of_x.reshape(-1)], xi, np.ones(X)),
+                   (rc, n[combo // r], np.full(len(combo), -rel.cap))]
+        if rel.t is not None:
+            assert rel.cuts is not None
+            _closeness_rows(rel, bo, xi, u, n, bi, new_vars, ub_rows, ub)
+    A_eq = coo_matrix((np.concatenate([e[2] for e in eq]),
+                       (np.concatenate([e[0] for e in eq]), np.concatenate([e[1] for e in eq]))),
+                      shape=(n_eq, nvar)).tocsr()
+    if ub:
+        A_ub = coo_matrix((np.concatenate([e[2] for e in ub]),
+                           (np.concatenate([e[0] for e in ub]),
+                            np.concatenate([e[1] for e in ub]))), shape=(n_ub, nvar)).tocsr()
+    else:
+        A_ub = coo_matrix((0, nvar)).tocsr()
+    return Program(np.concatenate(cost), A_eq, np.concatenate(b_eq), A_ub,
+                   np.concatenate(b_ub) if b_ub else np.zeros(0), np.concatenate(upper),
+                   np.concatenate(integer), X, P)
+
+
+def _closeness_rows(rel: Relaxation, bo: IntArray, xi: IntArray, u: IntArray, n: IntArray,
+                    bi: IntArray, new_vars: Callable[[int, float, bool], IntArray],
+                    ub_rows: Callable[[int], IntArray],
+                    ub: list[tuple[IntArray, IntArray, FloatArray]]) -> None:
+    """EMD slacks and rows (see the module docstring)."""
+    assert rel.cuts is not None and rel.t is not None
+    B, r = len(bi), rel.r
+    weight_t = []
+    if rel.cuts.one_sided:  # w(b, u) >= x(b, u) - p_u n(b) for the block's values
+        combo, row_of_x = np.unique(bo * r + u, return_inverse=True)
+        w = new_vars(len(combo), np.inf, False)
+        rw = ub_rows(len(combo))
+        cb, cu = combo // r, combo % r
+        ub += [(rw[row_of_x.reshape(-1)], xi, np.ones(len(xi))), (rw, n[cb], -rel.p[cu]),
+               (rw, w, -np.ones(len(combo)))]
+        weight_t = [(cb, w, np.ones(len(combo)))]
+    else:
+        member, weight = rel.cuts.member, rel.cuts.weight
+        C = member.shape[0]
+        pc = member @ rel.p
+        w = new_vars(B * C, np.inf, False).reshape(B, C)
+        plus = ub_rows(B * C).reshape(B, C)
+        minus = ub_rows(B * C).reshape(B, C)
+        cut_i, val_i = np.nonzero(member)  # cut_i contains value val_i
+        by_val = [cut_i[val_i == v] for v in range(r)]
+        lens = np.array([len(c) for c in by_val], dtype=np.int64)
+        reps = lens[u]
+        xc = np.repeat(xi, reps)
+        bc = np.repeat(bo, reps)
+        cc = np.concatenate([by_val[v] for v in u]) if len(u) else np.zeros(0, np.int64)
+        ones = np.ones(len(xc))
+        ub += [(plus[bc, cc], xc, ones), (minus[bc, cc], xc, -ones)]
+        bb = np.repeat(bi, C)
+        cb = np.tile(np.arange(C), B)
+        ub += [(plus[bb, cb], n[bb], -pc[cb]), (minus[bb, cb], n[bb], pc[cb]),
+               (plus[bb, cb], w[bb, cb], -np.ones(B * C)),
+               (minus[bb, cb], w[bb, cb], -np.ones(B * C))]
+        weight_t = [(bb, w[bb, cb], weight[cb])]
+    rt_ = ub_rows(B)  # sum weight w - t n <= 0
+    for blk, var, coef in weight_t:
+        ub.append((rt_[blk], var, coef))
+    ub.append((rt_, n, np.full(B, -rel.t)))
+
+
+@dataclass(frozen=True, eq=False)
+class LPSolution:
+    value: float
+    x: FloatArray
+    pi: FloatArray
+    iterations: int
+
+
+def solve_lp(prog: Program, max_iterations: int = 2_000_000) -> LPSolution:
+    """The LP relaxation by HiGHS dual simplex: its value, the ``x(b, p)`` and the coverage
+    duals. Raises ``RuntimeError`` when HiGHS does not reach optimality."""
+    from scipy.optimize import linprog
+
+    # no upper bounds: they are implied (x <= c by coverage, y <= 1 changes nothing), and
+    # their duals would make the coverage duals infeasible for the cone the pricing assumes
+    bounds = (0, None)
+    res = linprog(prog.c, A_ub=prog.A_ub if prog.A_ub.shape[0] else None,  # type: ignore[attr-defined]
+                  b_ub=prog.b_ub if len(prog.b_ub) else None, A_eq=prog.A_eq, b_eq=prog.b_eq,
+                  bounds=bounds, method="highs-ds",
+                  options={"maxiter": max_iterations, "presolve": True})
+    if res.status != 0:
+        raise RuntimeError(f"HiGHS stopped: {res.message}")
+    pi = np.asarray(res.eqlin.marginals, dtype=np.float64)[: prog.P]
+    return LPSolution(float(res.fun), np.asarray(res.x)[: prog.X], pi, int(res.nit))
+
+
+@dataclass(frozen=True, eq=False)
+class MILPSolution:
+    value: float | None
+    x: FloatArray | None
+    dual_bound: float | None
+    optimal: bool
+    message: str
+
+
+def solve_milp(prog: Program, *, node_limit: int | None = None,
+               time_limit: float | None = None, gap: float = 0.0,
+               fixed: FloatArray | None = None) -> MILPSolution:
+    """The MILP by HiGHS branch and bound (``node_limit`` a work limit; ``time_limit`` only
+    when the user asked for one). ``fixed``: ``(X,)`` values for the ``x(b, p)`` (NaN: free)."""
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
+    cons = [LinearConstraint(prog.A_eq, prog.b_eq, prog.b_eq)]
+    if prog.A_ub.shape[0]:  # type: ignore[attr-defined]
+        cons.append(LinearConstraint(prog.A_ub, -np.inf, prog.b_ub))
+    options: dict[str, object] = {"mip_rel_gap": gap, "presolve": True}
+    if node_limit is not None:
+        options["node_limit"] = int(node_limit)
+    if time_limit is not None:
+        options["time_limit"] = float(time_limit)
+    lower, upper = np.zeros(len(prog.c)), prog.upper.copy()
+    if fixed is not None:
+        pin = ~np.isnan(fixed)
+        lower[: prog.X][pin] = fixed[pin]
+        upper[: prog.X][pin] = fixed[pin]
+    res = milp(prog.c, constraints=cons, integrality=prog.integer,
+               bounds=Bounds(lower, upper), options=options)
+    x = None if res.x is None else np.asarray(res.x)[: prog.X]
+    dual = getattr(res, "mip_dual_bound", None)
+    return MILPSolution(None if res.x is None else float(res.fun), x,
+                        None if dual is None else float(dual), res.status == 0,
+                        str(res.message))

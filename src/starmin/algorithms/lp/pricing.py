@@ -1,0 +1,195 @@
+"""Pricing output vectors against the LP duals (column generation for the LP core).
+
+For duals ``pi(v, s)`` of the coverage constraints and a class shape of the relaxation
+(:mod:`.relaxation`), the *gain* ``G(v*)`` of an output vector is the most a class of one row
+released as ``v*`` can collect: ``max sum pi x`` over the relaxation's cone at ``v*``
+normalized to ``sum x = 1``. The LP dual is feasible for ``v*`` when ``G(v*) <= stars(v*)``,
+and ``v*`` prices out (a new column) when ``G(v*) > stars(v*)``. Gains are exact maxima:
+
+* ``k`` and ``cap``: the pairs' capacities ``c(v, s) / k`` and the values' ``cap`` form a
+  laminar family, so taking pairs by decreasing ``pi`` is optimal (greedy on a laminar
+  matroid-like polytope): first within each value up to ``cap``, then across values up to 1.
+* ``t`` (equal distance): from the table's distribution, the mass of values the vector's rows
+  lack must move (``m_out <= t``); the rest of the budget moves from the lowest-gain values to
+  the highest (total variation is the mass moved, Liang & Yuan Fact 1).
+* ``t`` (other tree metrics): by LP duality, ``G = min over mu >= 0 of mu t + sum_u p_u
+  max_w (beta_w - mu d(u, w))`` (a transport from the table's distribution with its cost
+  priced at ``mu``); every ``mu`` gives an upper bound, and a golden-section search over the
+  convex function gets close to the minimum (an optimal ``mu`` is at most the gain spread
+  over ``t`` minus the cheapest class's EMD). A vector whose cheapest class (each value's
+  mass moved to the nearest value it has) is beyond ``t`` has no class: gain ``-inf``. An
+  upper bound keeps every certificate valid.
+
+Vectors are enumerated per suppression pattern (:mod:`..heuristic.pattern_keys`): each
+pattern groups the row types by their projection outside it, one vector per group.
+Complexity per pattern: ``O(P log P)`` for ``P`` pairs (``O(g r^2)`` per golden-section step
+for ``g`` groups and ``r`` values under a non-equal distance).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from starmin.algorithms.heuristic.pattern_keys import PatternKeys
+from starmin.algorithms.lp.pairs import IntArray, Pairs
+from starmin.algorithms.lp.relaxation import FloatArray, Relaxation
+from starmin.data.rowtypes import RowTypes
+
+_GOLDEN = 30
+"""Golden-section steps of the Lagrangian gain (the interval shrinks by 0.618 each)."""
+
+
+@dataclass(frozen=True, eq=False)
+class MaskPrice:
+    """The gains of every vector of one pattern.
+
+    ``group``: ``(P,)`` the vector (group) of each pair; ``keys``: ``(g,)`` the projection
+    key of each group; ``gain``: ``(g,)`` (``-inf``: no class of that vector satisfies the
+    relaxation); ``support``: ``(P,)`` bool, the pairs of the maximizing class (and, for
+    t-closeness, the best pair of each value of the group)."""
+
+    mask: int
+    group: IntArray
+    keys: IntArray
+    gain: FloatArray
+    support: NDArray[np.bool_]
+
+
+class Pricer:
+    """Gains of output vectors for one relaxation (see the module docstring)."""
+
+    def __init__(self, rt: RowTypes, pairs: Pairs, rel: Relaxation) -> None:
+        self.rt, self.pairs, self.rel = rt, pairs, rel
+        self.patterns = PatternKeys(rt.codes)
+        self.u = (rel.value_of_key[pairs.key_of] if rel.column is not None
+                  else np.zeros(pairs.P, dtype=np.int64))
+        k = rel.k
+        self.acap = (np.minimum(pairs.count / k, 1.0) if k > 1
+                     else np.ones(pairs.P, dtype=np.float64))
+        self.vcap = min(rel.cap, 1.0) if rel.cap is not None else 1.0
+
+    def price(self, mask: int, pi: FloatArray) -> MaskPrice:
+        keys = self.patterns.keys(mask)
+        uniq, inv = np.unique(keys, return_inverse=True)
+        group = np.asarray(inv, dtype=np.int64).reshape(-1)[self.pairs.type_of]
+        if self.rel.t is None:
+            gain, support = self._greedy(group, len(uniq), pi)
+        else:
+            gain, support = self._closeness(group, len(uniq), pi)
+        return MaskPrice(mask, group, uniq.astype(np.int64), gain, support)
+
+    # -- k and cap: greedy over a laminar family -----------------------------------------
+    def _greedy(self, group: IntArray, g: int, pi: FloatArray
+                ) -> tuple[FloatArray, NDArray[np.bool_]]:
+        o1 = np.lexsort((-pi, self.u, group))
+        a = self.acap[o1]
+        seg = _starts(group[o1], self.u[o1])
+        within = _segment_cumsum(a, seg)
+        a1 = np.empty_like(a)
+        a1[o1] = np.clip(self.vcap - (within - a), 0.0, a)
+        o2 = np.lexsort((-pi, group))
+        a2 = a1[o2]
+        take = np.clip(1.0 - (_segment_cumsum(a2, _starts(group[o2])) - a2), 0.0, a2)
+        gain = np.bincount(group[o2], weights=pi[o2] * take, minlength=g).astype(np.float64)
+        total = np.bincount(group, weights=a1, minlength=g)
+        gain[total < 1.0 - 1e-9] = -np.inf
+        support = np.zeros(len(pi), dtype=bool)
+        support[o2[take > 0]] = True
+        return gain, support
+
+    # -- t-closeness ------------------------------------------------------------------------
+    def _closeness(self, group: IntArray, g: int, pi: FloatArray
+                   ) -> tuple[FloatArray, NDArray[np.bool_]]:
+        rel = self.rel
+        assert rel.t is not None and rel.cuts is not None and rel.d is not None
+        r = len(rel.p)
+        beta = np.full((g, r), -np.inf)
+        np.maximum.at(beta, (group, self.u), pi)
+        o1 = np.lexsort((-pi, self.u, group))
+        support = np.zeros(len(pi), dtype=bool)
+        support[o1[_starts(group[o1], self.u[o1])]] = True  # the best pair of each value
+        if rel.cuts.one_sided:
+            return _equal_gain(beta, rel.p, rel.t), support
+        return _lagrangian_gain(beta, rel.p, rel.d, rel.t), support
+
+
+def _equal_gain(beta: FloatArray, p: FloatArray, t: float) -> FloatArray:
+    """Most ``beta . q`` over distributions ``q`` on the available values (``beta > -inf``)
+    within total variation ``t`` of ``p``."""
+    avail = np.isfinite(beta)
+    b = np.where(avail, beta, 0.0)
+    m_out = ((~avail) * p).sum(axis=1)
+    top = np.where(avail, beta, -np.inf).max(axis=1)
+    budget = t - m_out
+    base = (b * p * avail).sum(axis=1) + m_out * np.where(np.isfinite(top), top, 0.0)
+    order = np.argsort(np.where(avail, beta, np.inf), axis=1, kind="stable")
+    bs = np.take_along_axis(b, order, axis=1)
+    ps = np.take_along_axis(p[None, :] * avail, order, axis=1)
+    before = np.cumsum(ps, axis=1) - ps
+    moved = np.clip(budget[:, None] - before, 0.0, ps)
+    gain = base + (moved * (np.where(np.isfinite(top), top, 0.0)[:, None] - bs)).sum(axis=1)
+    gain[(budget < -1e-12) | ~np.isfinite(top)] = -np.inf
+    return gain
+
+
+def _lagrangian_gain(beta: FloatArray, p: FloatArray, d: FloatArray, t: float) -> FloatArray:
+    """An upper bound (tight up to the search) on ``max beta . q`` over ``q`` within EMD ``t``
+    of ``p`` under ground distance ``d``: ``min_mu mu t + sum_u p_u max_w (beta_w - mu
+    d(u, w))``, by golden-section search per row."""
+    g = beta.shape[0]
+    if g == 0:
+        return np.zeros(0)
+    finite = np.isfinite(beta)
+    lo_b = np.where(finite, beta, np.inf).min(axis=1)
+    hi_b = np.where(finite, beta, -np.inf).max(axis=1)
+    none = ~finite.any(axis=1)
+    span = np.where(none, 0.0, hi_b - lo_b)
+    # the cheapest class: every value's mass moves to the nearest value the vector has; a
+    # vector whose cheapest class is farther than t has no t-close class at all
+    nearest = np.where(finite[:, None, :], d[None, :, :], np.inf).min(axis=2)
+    cheapest = nearest @ p
+    slack = t - cheapest
+
+    def U(mu: FloatArray) -> FloatArray:
+        val = (beta[:, None, :] - mu[:, None, None] * d[None, :, :]).max(axis=2)
+        return mu * t + val @ p
+
+    lo = np.zeros(g)
+    hi = span / np.maximum(slack, 1e-9) + 1.0  # an optimal mu lies below (Slater)
+    phi = (np.sqrt(5.0) - 1.0) / 2.0
+    a = hi - phi * (hi - lo)
+    b = lo + phi * (hi - lo)
+    fa, fb = U(a), U(b)
+    best = np.minimum(np.minimum(U(lo), U(hi)), np.minimum(fa, fb))
+    for _ in range(_GOLDEN):
+        left = fa <= fb
+        hi = np.where(left, b, hi)
+        lo = np.where(left, lo, a)
+        a = hi - phi * (hi - lo)
+        b = lo + phi * (hi - lo)
+        fa, fb = U(a), U(b)
+        best = np.minimum(best, np.minimum(fa, fb))
+    best[none | (slack < -1e-12)] = -np.inf
+    return best
+
+
+def _starts(*cols: IntArray) -> NDArray[np.bool_]:
+    """True where a sorted run of equal ``cols`` tuples starts."""
+    n = len(cols[0])
+    if n == 0:
+        return np.zeros(0, dtype=bool)
+    diff = np.zeros(n, dtype=bool)
+    diff[0] = True
+    for c in cols:
+        diff[1:] |= c[1:] != c[:-1]
+    return diff
+
+
+def _segment_cumsum(a: FloatArray, starts: NDArray[np.bool_]) -> FloatArray:
+    """Cumulative sums of ``a`` restarting at every start."""
+    cum = np.cumsum(a)
+    head = np.maximum.accumulate(np.where(starts, np.arange(len(a)), 0))
+    return cum - (cum - a)[head]
