@@ -133,7 +133,7 @@ def test_release_failing_verification_is_not_written(
     import numpy as np
 
     from starmin.algorithms import registry
-    from starmin.algorithms.base import Algorithm
+    from starmin.algorithms.base import Algorithm, fixed_work
     from starmin.transform.plan import Guarantee, ReleasePlan
 
     def identity(rt, model, **_):  # type: ignore[no-untyped-def]
@@ -142,8 +142,9 @@ def test_release_failing_verification_is_not_written(
                            Guarantee("heuristic", "claims anything"))
 
     broken = Algorithm("broken", "releases the input", Guarantee("heuristic", "none"),
-                       identity, lambda model, rt: None)
-    monkeypatch.setattr(registry, "choose", lambda model, rt, method="auto": broken)
+                       identity, lambda model, rt: None, auto=fixed_work(lambda m, rt: 0.0))
+    # the only algorithm, so --method auto's portfolio releases its plan
+    monkeypatch.setattr(registry, "algorithms", lambda: {"broken": broken})
     out = tmp_path / "x.csv"
     code = main(["-q", "anonymize", str(census_csv), "--qi", QI, "--k", "5", "-o", str(out)])
     assert code == 1
