@@ -183,10 +183,10 @@ def run(rt: RowTypes, model: PrivacyModel, *, seed: int = 0, progress: Progress 
     cert: dict[str, Any] = dict(chosen.certificate)
     cert["portfolio"] = [t.as_dict() for t in listed]
     cert["portfolio_budget"] = {"units": budget, "spent": round(budget - left, 3)}
-    ratios = [(float(p.guarantee.ratio), n) for n, p in plans.items()
+    ratios = [(float(p.guarantee.ratio), p.stars, order.index(n), n) for n, p in plans.items()
               if table[n].guarantee.kind == "ratio" and p.guarantee.ratio is not None]
-    if ratios:
-        r_best, via = min(ratios)
+    if ratios:  # the smallest ratio; then the fewest stars, then registry order
+        r_best, _, _, via = min(ratios)
         cert["portfolio_ratio"] = {"ratio": r_best, "via": via, "statement": (
             f"stars <= {via}'s stars <= {r_best:g} x OPT ({via}'s proven ratio)")}
     if "lower_bounds" not in cert:  # k-anonymity bounds another run computed: instance facts
