@@ -65,7 +65,8 @@ def solve(rt: RowTypes, model: PrivacyModel, method: str = "auto", *, seed: int 
     (:mod:`starmin.algorithms.portfolio`: the applicable methods within a work budget, the
     release with the fewest stars; ``plan.certificate["portfolio"]`` lists what it did),
     ``method="exact"`` the first exact method that can solve it. ``options`` go to the named
-    method (``auto`` takes none: each member runs with its own settings)."""
+    method; ``auto`` takes only ``budget`` (work units, default
+    :data:`starmin.algorithms.portfolio.BUDGET`): each member runs with its own settings."""
     return _solve(rt, model, method, seed=seed, progress=progress, **options)[0]
 
 
@@ -77,10 +78,13 @@ def _solve(rt: RowTypes, model: PrivacyModel, method: str = "auto", *, seed: int
     if method == "auto":
         from starmin.algorithms import portfolio
 
+        budget = float(options.pop("budget", portfolio.BUDGET))
         if options:
             raise InvalidInput(f"options {sorted(options)} need a named method: auto runs "
-                               "each method with its own settings; pass method='NAME'")
-        plan, trials = portfolio.run(rt, model, seed=seed, progress=progress or silent)
+                               "each method with its own settings (it takes budget= only); "
+                               "pass method='NAME'")
+        plan, trials = portfolio.run(rt, model, seed=seed, progress=progress or silent,
+                                     budget=budget)
         plan.validate(rt)
         return plan, trials
     algo = registry.choose(model, rt, method)

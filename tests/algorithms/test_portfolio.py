@@ -101,6 +101,9 @@ def test_named_method_runs_alone() -> None:
     assert plan.method == "tp+" and "portfolio" not in plan.certificate
     with pytest.raises(InvalidInput, match="named method"):
         starmin.solve(RT, L3, "auto", cut="greedy")
+    tiny = starmin.solve(RT, L3, budget=0.0)  # only the cheapest member runs
+    ran = [t["method"] for t in tiny.certificate["portfolio"] if t["stars"] is not None]
+    assert ran == ["tp"] and tiny.certificate["portfolio_budget"]["units"] == 0.0
 
 
 def test_exact_member_ends_the_search_on_a_tiny_table() -> None:
