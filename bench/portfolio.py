@@ -94,19 +94,28 @@ def members_alone(df: pl.DataFrame, qi: tuple[str, ...], sa: str | None,
 
 
 def table(results: dict[str, Any]) -> str:
-    head = ("| model | auto releases | stars | tried: stars (work units, s) | skipped | "
-            "work units | wall s | CPU s |\n|---|---|---:|---|---|---:|---:|---:|")
-    rows = [head]
+    """The markdown table of docs/benchmarks.md: per run, the release, each member auto ran
+    (stars, estimated work units, seconds, the variant when capped), the members skipped
+    over budget, and, with ``--members``, each member alone with its defaults."""
+    alone = any("members_alone_defaults" in r for r in results["runs"].values())
+    head = ("| model | auto releases | stars | run by auto: stars (work units, s) [variant] | "
+            "skipped (over budget) | units spent | wall s | CPU s |"
+            + (" alone, defaults: stars (CPU s) |" if alone else ""))
+    rows = [head, "|---|---|---:|---|---|---:|---:|---:|" + ("---|" if alone else "")]
     for name, r in results["runs"].items():
         tried = "; ".join(f"{t['method']} {t['stars']:,} ({t['work']:g}, {t['seconds']:.1f})"
                           + (f" [{t['note']}]" if t.get("note") else "")
                           for t in r["portfolio"] if t["status"] in ("released", "tried"))
-        skipped = ", ".join(f"{t['method']} ({t['reason'].split(':')[0]})"
-                            for t in r["portfolio"] if t["status"] in ("skipped", "failed")
+        skipped = ", ".join(t["method"] for t in r["portfolio"]
+                            if t["status"] in ("skipped", "failed")
                             and not t["reason"].startswith("unsupported"))
-        rows.append(f"| {name} | {r['method']} ({r['guarantee']}) | {r['stars']:,} | {tried} | "
-                    f"{skipped or '-'} | {r['portfolio_budget']['spent']:g} | {r['wall_s']} | "
-                    f"{r['cpu_s']} |")
+        row = (f"| {name} | {r['method']} ({r['guarantee']}) | {r['stars']:,} | {tried} | "
+               f"{skipped or '-'} | {r['portfolio_budget']['spent']:g} | {r['wall_s']} | "
+               f"{r['cpu_s']} |")
+        if alone:
+            row += " " + "; ".join(f"{n} {v['stars']:,} ({v['cpu_s']})" for n, v in
+                                   r.get("members_alone_defaults", {}).items()) + " |"
+        rows.append(row)
     return "\n".join(rows)
 
 
@@ -116,7 +125,12 @@ def main() -> None:
     ap.add_argument("--members", action="store_true",
                     help="also run each supported member alone with its defaults")
     ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--table", action="store_true",
+                    help="print the table of the results in --out and run nothing")
     ns = ap.parse_args()
+    if ns.table:
+        print(table(json.loads(ns.out.read_text())))
+        return
     df = pl.read_csv(ADULT, separator=";")
     chosen = {n: c for n, c in configs().items() if not ns.only or n in ns.only}
     # warm-up: imports and first-call costs stay out of the first timed run
