@@ -126,6 +126,25 @@ def test_every_member_estimates_finite_nonnegative_work() -> None:
                 assert math.isfinite(r.work) and r.work >= 0, name
 
 
+def test_a_big_instance_skips_the_members_over_budget() -> None:
+    """40,000 mostly distinct rows: merge-repair's estimate (about 3e-5 x t_in x m x k^0.75
+    units) exceeds the default budget, so it is skipped without running, and said so; the
+    cheap frequency-l members run and the best of them is released."""
+    big = random_table(5, 40_000, m=8, values=8, s=14)
+    assert big.t_in > 30_000
+    plan = starmin.solve(big, L3)
+    trials = {t["method"]: t for t in plan.certificate["portfolio"]}
+    mr = trials["merge-repair"]
+    assert mr["status"] == "skipped" and mr["reason"].startswith("over budget")
+    assert mr["stars"] is None and mr["work"] > portfolio.BUDGET
+    ran = {n: t["stars"] for n, t in trials.items() if t["status"] in ("released", "tried")}
+    assert set(ran) == {"tp+", "tp", "hilbert"}
+    assert plan.stars == min(ran.values())
+    budget = plan.certificate["portfolio_budget"]
+    assert budget["spent"] == pytest.approx(sum(trials[n]["work"] for n in ran), abs=1e-2)
+    assert budget["spent"] <= portfolio.BUDGET
+
+
 # ----------------------------------------------------------------------------------------
 # the budget, ties and failures, on a registry of stand-ins
 

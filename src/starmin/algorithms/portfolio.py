@@ -35,7 +35,7 @@ instance's optimum, whatever method proved it).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from starmin.algorithms.base import Algorithm, AutoRun, Progress, silent
@@ -177,7 +177,7 @@ def run(rt: RowTypes, model: PrivacyModel, *, seed: int = 0, progress: Progress 
     rank = {k: i for i, k in enumerate(STRENGTH)}
     best = min(plans, key=lambda n: (plans[n].stars, rank[table[n].guarantee.kind],
                                      order.index(n)))
-    trials[best] = Trial(**{**trials[best].__dict__, "status": "released"})
+    trials[best] = replace(trials[best], status="released")
     listed = [trials[n] for n in order if n in trials]
     chosen = plans[best]
     cert: dict[str, Any] = dict(chosen.certificate)
