@@ -61,16 +61,39 @@ class Release:
 
 def solve(rt: RowTypes, model: PrivacyModel, method: str = "auto", *, seed: int = 0,
           progress: Progress | None = None, **options: Any) -> ReleasePlan:
-    """Run one algorithm on row types. ``method="auto"`` picks the default for the instance,
-    ``method="exact"`` the first exact method that can solve it."""
+    """Run one algorithm on row types. ``method="auto"`` runs the portfolio
+    (:mod:`starmin.algorithms.portfolio`: the applicable methods within a work budget, the
+    release with the fewest stars; ``plan.certificate["portfolio"]`` lists what it did),
+    ``method="exact"`` the first exact method that can solve it. ``options`` go to the named
+    method; ``auto`` takes only ``budget`` (work units, default
+    :data:`starmin.algorithms.portfolio.BUDGET`): each member runs with its own settings."""
+    return _solve(rt, model, method, seed=seed, progress=progress, **options)[0]
+
+
+def _solve(rt: RowTypes, model: PrivacyModel, method: str = "auto", *, seed: int = 0,
+           progress: Progress | None = None, **options: Any
+           ) -> tuple[ReleasePlan, list[Any] | None]:
+    """:func:`solve`, and the portfolio's trials for ``auto`` (``None`` otherwise)."""
     check_feasible(model, rt)
+    if method == "auto":
+        from starmin.algorithms import portfolio
+
+        budget = float(options.pop("budget", portfolio.BUDGET))
+        if options:
+            raise InvalidInput(f"options {sorted(options)} need a named method: auto runs "
+                               "each method with its own settings (it takes budget= only); "
+                               "pass method='NAME'")
+        plan, trials = portfolio.run(rt, model, seed=seed, progress=progress or silent,
+                                     budget=budget)
+        plan.validate(rt)
+        return plan, trials
     algo = registry.choose(model, rt, method)
     reason = algo.supports(model, rt)
     if reason is not None:
         raise InvalidInput(f"method {algo.name!r} cannot solve this instance: {reason}")
     plan = algo.solve(rt, model, seed=seed, progress=progress or silent, **options)
     plan.validate(rt)
-    return plan
+    return plan, None
 
 
 def implied_k(model: PrivacyModel) -> int:
@@ -184,7 +207,7 @@ def anonymize(
     say(f"aggregated n={rt.n} rows, m={rt.m} QIs into t_in={rt.t_in} row types "
         f"({timings['aggregate']:.2f} s)")
     t0 = time.perf_counter()
-    plan = solve(rt, the_model, method, seed=seed, progress=say)
+    plan, trials = _solve(rt, the_model, method, seed=seed, progress=say)
     timings["solve"] = time.perf_counter() - t0
     say(f"{plan.method}: {plan.stars} stars ({timings['solve']:.2f} s)")
     t0 = time.perf_counter()
@@ -201,7 +224,8 @@ def anonymize(
     t0 = time.perf_counter()
     verdict = verify(released, schema.qi, schema.sensitive, [the_model])
     timings["verify"] = time.perf_counter() - t0
-    report = build_report(data, rt, schema, the_model, plan, bounds, verdict, timings, seed)
+    report = build_report(data, rt, schema, the_model, plan, bounds, verdict, timings, seed,
+                          portfolio=trials)
     if not verdict.passed:
         raise VerificationFailed(
             f"the release from {plan.method} failed independent verification "

@@ -133,7 +133,7 @@ def test_release_failing_verification_is_not_written(
     import numpy as np
 
     from starmin.algorithms import registry
-    from starmin.algorithms.base import Algorithm
+    from starmin.algorithms.base import Algorithm, fixed_work
     from starmin.transform.plan import Guarantee, ReleasePlan
 
     def identity(rt, model, **_):  # type: ignore[no-untyped-def]
@@ -142,8 +142,9 @@ def test_release_failing_verification_is_not_written(
                            Guarantee("heuristic", "claims anything"))
 
     broken = Algorithm("broken", "releases the input", Guarantee("heuristic", "none"),
-                       identity, lambda model, rt: None)
-    monkeypatch.setattr(registry, "choose", lambda model, rt, method="auto": broken)
+                       identity, lambda model, rt: None, auto=fixed_work(lambda m, rt: 0.0))
+    # the only algorithm, so --method auto's portfolio releases its plan
+    monkeypatch.setattr(registry, "algorithms", lambda: {"broken": broken})
     out = tmp_path / "x.csv"
     code = main(["-q", "anonymize", str(census_csv), "--qi", QI, "--k", "5", "-o", str(out)])
     assert code == 1
@@ -191,3 +192,33 @@ def test_infeasible_model_names_the_sensitive_column(tmp_path: Path,
                  "-o", str(tmp_path / "o.csv")]) == 2
     err = capsys.readouterr().err
     assert "sensitive column 'b'" in err and "no l-diverse release exists" in err
+
+
+def test_auto_prints_each_method_it_ran_and_repeats_its_release(
+        census_csv: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--method auto (the default): one progress line per method run, with its stars; the
+    report lists them; the same command gives the same release bytes and portfolio."""
+    runs = []
+    for name in ("a.csv", "b.csv"):
+        out = tmp_path / name
+        assert main(["anonymize", str(census_csv), "--qi", QI, "--sensitive", "occupation",
+                     "--l", "2", "-o", str(out)]) == 0
+        err = capsys.readouterr().err
+        report = json.loads(Path(f"{out}.report.json").read_text())
+        runs.append((out.read_bytes(), report))
+        ran = [t for t in report["portfolio"] if t["status"] in ("released", "tried")]
+        assert len(ran) >= 2 and report["stars"] == min(t["stars"] for t in ran)
+        for t in ran:
+            assert f"auto: {t['method']} ({t['guarantee']}" in err
+            assert f"{t['stars']:,} stars" in err
+    (a, ra), (b, rb) = runs
+    assert a == b and ra["certificate"] == rb["certificate"]
+    strip = [[{k: v for k, v in t.items() if k != "seconds"} for t in r["portfolio"]]
+             for r in (ra, rb)]
+    assert strip[0] == strip[1]
+    # a named method runs alone
+    out = tmp_path / "named.csv"
+    assert main(["-q", "anonymize", str(census_csv), "--qi", QI, "--sensitive", "occupation",
+                 "--l", "2", "--method", "tp+", "-o", str(out)]) == 0
+    named = json.loads(Path(f"{out}.report.json").read_text())
+    assert named["method"] == "tp+" and named["portfolio"] is None

@@ -297,6 +297,52 @@ def test_contract(case: Case) -> None:
             assert plan.lower_bound <= opt, f"plan's lower bound {plan.lower_bound} > OPT {opt}"
 
 
+# ----------------------------------------------------------------------------------------
+# --method auto: the portfolio of the members that declare ``auto``
+
+CAPPED = [c for c in CASES if ALGORITHMS[c.algorithm].auto is not None
+          and optimum(c.table, c.model) is not None]
+
+
+@pytest.mark.parametrize("case", CAPPED, ids=[c.id for c in CAPPED])
+def test_portfolio_member_estimates_and_cheapest_variant(case: Case) -> None:
+    """A member's work estimate is a finite number >= 0, and the run it makes with no budget
+    left (its cheapest variant's options) keeps the contract: valid, verified, its guarantee."""
+    alg = ALGORITHMS[case.algorithm]
+    rt, m = row_types(case.table), model(case.model)
+    assert alg.auto is not None
+    for left in (0.0, 1e9):
+        run = alg.auto(m, rt, left)
+        assert np.isfinite(run.work) and run.work >= 0
+    run = alg.auto(m, rt, 0.0)
+    if not run.options:
+        return  # its defaults: test_contract covers them
+    plan = alg.solve(rt, m, seed=0, **dict(run.options))
+    plan.validate(rt)
+    assert plan.method == alg.name
+    check_release(case, plan, 0)
+    check_guarantee(alg, plan, rt, m, optimum(case.table, case.model) or 0)
+
+
+@pytest.mark.parametrize("model_name", list(MODELS))
+@pytest.mark.parametrize("table", list(TABLES))
+def test_auto_is_optimal_on_the_tiny_tables(table: str, model_name: str) -> None:
+    """Brute force supports every tiny table, so auto releases an optimum, by brute force,
+    and says that the other members were not needed; infeasible stays infeasible."""
+    rt, m = row_types(table), model(model_name)
+    opt = optimum(table, model_name)
+    if opt is None:
+        with pytest.raises(Infeasible):
+            starmin.solve(rt, m)
+        return
+    plan = starmin.solve(rt, m)
+    assert plan.stars == opt and plan.method == "brute-force"
+    trials = {t["method"]: t for t in plan.certificate["portfolio"]}
+    assert set(trials) == {a for a, alg in ALGORITHMS.items() if alg.auto is not None}
+    assert trials["brute-force"]["status"] == "released"
+    check_release(Case("auto", table, model_name), plan, 0)
+
+
 @pytest.mark.parametrize("model_name", list(MODELS))
 @pytest.mark.parametrize("table", list(TABLES))
 def test_lower_bounds_below_optimum(table: str, model_name: str) -> None:

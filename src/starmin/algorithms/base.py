@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from starmin.data.rowtypes import RowTypes
@@ -22,11 +22,48 @@ class Solver(Protocol):
 
 
 @dataclass(frozen=True)
+class AutoRun:
+    """The run ``--method auto`` makes of one method (:mod:`starmin.algorithms.portfolio`).
+
+    ``work`` is the estimated work in *work units* -- about one CPU second each on the
+    reference machine (2-core AMD EPYC), but computed from the instance's size only (row types
+    ``t_in``, QI columns ``m``, sensitive values ``s``, the model's parameters), never from a
+    clock: the portfolio's choices, hence its release, are the same on every machine under
+    any load. ``options`` are passed to the method's ``solve`` (e.g. a cap on LP iterations);
+    ``note`` says in a few words what they change (empty: the method's defaults).
+    """
+
+    work: float
+    options: Mapping[str, Any] = field(default_factory=dict)
+    note: str = ""
+
+
+AutoPlan = Callable[[PrivacyModel, RowTypes, float], AutoRun]
+"""``(model, rt, units_left) -> AutoRun``: how a method runs in the portfolio when
+``units_left`` work units of the budget are left. A method with variants of different cost
+returns the best one within ``units_left`` (or its cheapest, which the portfolio then skips
+as over budget unless nothing has been released yet). Only called when ``supports`` passed."""
+
+
+def fixed_work(estimate: Callable[[PrivacyModel, RowTypes], float]) -> AutoPlan:
+    """An :data:`AutoPlan` for a method with one variant: its defaults, ``estimate`` units."""
+    def plan(model: PrivacyModel, rt: RowTypes, units_left: float) -> AutoRun:
+        return AutoRun(float(estimate(model, rt)))
+
+    return plan
+
+
+@dataclass(frozen=True)
 class Algorithm:
     """A registry entry.
 
     ``supports(model, rt)`` returns ``None`` when the algorithm can solve the instance, or a
     sentence saying why not (wrong model, instance beyond the exact method's size limit).
+
+    ``auto`` makes the method a member of the ``--method auto`` portfolio
+    (:mod:`starmin.algorithms.portfolio`): it estimates the work of the method's run on an
+    instance (:class:`AutoRun`). ``None`` keeps the method out of the portfolio (it runs only
+    when named). Declaring it is all a new method needs to join.
     """
 
     name: str
@@ -34,6 +71,7 @@ class Algorithm:
     guarantee: Guarantee
     solve: Solver
     supports: Callable[[PrivacyModel, RowTypes], str | None]
+    auto: AutoPlan | None = None
 
 
 def silent(_: str) -> None:

@@ -1,4 +1,8 @@
-"""All algorithms by name, and the default choice (``--method auto``)."""
+"""All algorithms by name, and the choice ``--method exact`` makes.
+
+``--method auto`` is the portfolio of :mod:`starmin.algorithms.portfolio`: every algorithm
+whose entry declares ``auto`` (its work estimate) is a member; there is no list to edit here.
+"""
 
 from __future__ import annotations
 
@@ -43,36 +47,23 @@ def get(name: str) -> Algorithm:
     return table[name]
 
 
-def choose(model: PrivacyModel, rt: RowTypes, method: str = "auto") -> Algorithm:
+def choose(model: PrivacyModel, rt: RowTypes, method: str) -> Algorithm:
     """The algorithm ``--method`` names for this instance.
 
-    ``auto`` takes the first of :data:`AUTO_ORDER` that supports the instance: an exact
-    method while it is cheap, then the best practical method for the model. ``exact`` takes
-    the first exact (or FPT) method that supports it, and says why none does otherwise.
+    A name gives that algorithm; ``exact`` the first exact (or FPT) method that supports the
+    instance, and says why none does otherwise. ``auto`` is not a single algorithm: see
+    :func:`starmin.algorithms.portfolio.run`.
     """
-    if method not in ("auto", "exact"):
+    if method == "auto":
+        raise ValueError("method 'auto' runs the portfolio (starmin.algorithms.portfolio.run), "
+                         "not one algorithm")
+    if method != "exact":
         return get(method)
     table = algorithms()
-    if method == "auto":
-        names = [n for n in AUTO_ORDER if n in table]
-    else:
-        names = [n for n, a in table.items() if a.guarantee.kind in ("exact", "fpt")]
+    names = [n for n, a in table.items() if a.guarantee.kind in ("exact", "fpt")]
     for name in names:
         if table[name].supports(model, rt) is None:
             return table[name]
     reasons = "; ".join(f"{n}: {table[n].supports(model, rt)}" for n in names)
-    what = "no exact method" if method == "exact" else "no algorithm"
-    raise InvalidInput(f"{what} supports {getattr(model, 'name', model)} on this table "
-                       f"({reasons})")
-
-
-# Preference for --method auto: exact when it is cheap, then the best practical method.
-AUTO_ORDER: tuple[str, ...] = (
-    "brute-force",          # exact, any model, tiny tables
-    "two-diversity-flow",   # exact 2-diversity with two sensitive values, any size it supports
-    "two-diversity-milp",   # exact 2-diversity within its documented size limit
-    "pattern-packing",      # k-anonymity on real tables
-    "tp+",                  # l-diversity (frequency form): l*d-approximation, never worse than TP
-    "m-approx",             # k-anonymity fallback with a proven ratio
-    "merge-repair",         # every other model and combination (t-closeness, p-sensitive, ...)
-)
+    raise InvalidInput(f"no exact method supports {getattr(model, 'name', model)} on this "
+                       f"table ({reasons})")

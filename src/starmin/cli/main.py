@@ -19,15 +19,32 @@ EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
 
 def _methods_text() -> str:
+    from starmin.algorithms.portfolio import BUDGET
     from starmin.algorithms.registry import algorithms
 
-    lines = ["methods (--method NAME; 'auto' picks the best that supports the instance, "
-             "'exact' the first exact one):"]
+    table = algorithms()
+    members = [n for n, a in table.items() if a.auto is not None]
+    auto = (f"auto (the default) is a portfolio: it runs the methods marked [auto] that support "
+            f"the instance within a budget of {BUDGET:g} work units, estimated from the "
+            "table's size (row types, QI columns, sensitive values) and the model, never "
+            "from a clock, so the release is the same under any load. An exact method that "
+            "fits the budget runs first and, if it succeeds, alone (its release is optimal); "
+            "the others run cheapest first while their estimate fits what is left (the "
+            "first always runs). The release with the fewest stars wins; ties go to the "
+            "stronger guarantee (exact, fpt, ratio, bound, heuristic), then to this list's "
+            "order. The release keeps its method's name and guarantee; the report's "
+            "\"portfolio\" lists each method with its stars, or why it was skipped "
+            "(unsupported, over budget). 'exact' takes the first exact method that supports "
+            "the instance.")
+    lines = ["methods (--method NAME, auto or exact):"]
+    lines.extend(textwrap.wrap(auto, width=96, initial_indent="  ", subsequent_indent="  "))
     pad = " " * 22
-    for a in algorithms().values():
+    for a in table.values():
         text = f"{a.guarantee.kind}: {a.guarantee.statement}"
         if a.guarantee.reference:
             text += f" [{a.guarantee.reference}]"
+        if a.name in members:
+            text += " [auto]"
         wrapped = textwrap.wrap(text, width=96, initial_indent=f"  {a.name:<20}",
                                 subsequent_indent=pad)
         lines.extend(wrapped)
@@ -59,7 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
                        epilog=_METHODS, formatter_class=_MethodsHelp, parents=[quiet])
     add_table_args(a)
     add_model_args(a)
-    a.add_argument("--method", default="auto", help="algorithm (see below; default auto)")
+    a.add_argument("--method", default="auto", help="algorithm (see below; default auto: "
+                   "the portfolio of the methods marked [auto], fewest stars wins)")
     a.add_argument("--seed", type=int, default=0, help="seed for every random choice")
     a.add_argument("-o", "--output", help="release file (.csv, .tsv or .parquet); the report "
                    "goes to OUTPUT.report.json; both are written as a pair, or neither "

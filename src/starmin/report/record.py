@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
@@ -24,13 +25,21 @@ def _version() -> str:
 
 def build_report(source: Any, rt: RowTypes, schema: Schema, model: PrivacyModel,
                  plan: ReleasePlan, bounds: dict[str, int], verdict: Any,
-                 timings: dict[str, float], seed: int) -> dict[str, Any]:
-    """Everything a reader needs to trust and judge the release (see DESIGN.md, Report)."""
+                 timings: dict[str, float], seed: int, portfolio: Sequence[Any] | None = None
+                 ) -> dict[str, Any]:
+    """Everything a reader needs to trust and judge the release (see DESIGN.md, Report).
+
+    ``portfolio``: the trials of ``--method auto`` (:class:`starmin.algorithms.portfolio.Trial`),
+    reported as ``"portfolio"`` (each member: method, guarantee kind, status, stars, estimated
+    work, reason, seconds) with ``"portfolio_budget"`` and ``"portfolio_ratio"`` from the
+    plan's certificate; ``None`` (a named method): those fields are ``null``."""
     sizes = plan.class_sizes
     per_col = {c: int((sizes * (plan.outputs[:, j] == STAR)).sum()) for j, c in enumerate(rt.qi)}
     lb = max([int(v) for v in bounds.values()] + [int(plan.lower_bound or 0)])
     stars = plan.stars
     cells = rt.n * rt.m
+    cert = dict(plan.certificate)
+    auto = {k: cert.pop(k, None) for k in ("portfolio", "portfolio_budget", "portfolio_ratio")}
     return {
         "starmin_version": _version(),
         "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
@@ -45,6 +54,9 @@ def build_report(source: Any, rt: RowTypes, schema: Schema, model: PrivacyModel,
         "model": getattr(model, "name", repr(model)),
         "method": plan.method,
         "guarantee": plan.guarantee.as_dict(),
+        "portfolio": None if portfolio is None else [t.as_dict(seconds=True) for t in portfolio],
+        "portfolio_budget": _jsonable(auto["portfolio_budget"]),
+        "portfolio_ratio": _jsonable(auto["portfolio_ratio"]),
         "stars": stars,
         "star_fraction": stars / cells if cells else 0.0,
         "suppressed_records": plan.suppressed_records,
@@ -62,7 +74,7 @@ def build_report(source: Any, rt: RowTypes, schema: Schema, model: PrivacyModel,
             "median_size": float(np.median(sizes)) if len(sizes) else 0.0,
             "max_size": int(sizes.max()) if len(sizes) else 0,
         },
-        "certificate": _jsonable(dict(plan.certificate)),
+        "certificate": _jsonable(cert),
         "verified": bool(verdict.passed),
         "verification": verdict.as_dict(),
         "timings_s": {k: round(v, 4) for k, v in timings.items()},

@@ -27,6 +27,7 @@ def summary(report: dict[str, Any], written: str | None = None) -> str:
         f"..{report['classes']['max_size']})",
         f"verified   {'yes' if report['verified'] else 'NO'} (independent verifier)",
     ]
+    lines.extend(_portfolio(report))
     per_col = {c: v for c, v in report["stars_per_column"].items() if v}
     if per_col:
         lines.append("stars/col  " + ", ".join(f"{c}={v}" for c, v in per_col.items()))
@@ -35,3 +36,34 @@ def summary(report: dict[str, Any], written: str | None = None) -> str:
     if written:
         lines.append(f"written    {written} and {written}.report.json")
     return "\n".join(lines)
+
+
+def _portfolio(report: dict[str, Any]) -> list[str]:
+    """``auto``: the methods run with their stars, then the skipped ones with the reason."""
+    trials = report.get("portfolio")
+    if not trials:
+        return []
+    ran = [t for t in trials if t["status"] in ("released", "tried")]
+    text = "; ".join(f"{t['method']} {t['stars']} ({t['guarantee']}"
+                     + (", released" if t["status"] == "released" else "") + ")" for t in ran)
+    budget = report.get("portfolio_budget") or {}
+    if budget:
+        text += f" [{budget['spent']:g} of {budget['units']:g} work units]"
+    out = textwrap.wrap("auto: " + text, width=100, initial_indent="portfolio  ",
+                        subsequent_indent=" " * 11)
+    unsupported = [t["method"] for t in trials
+                   if t["status"] == "skipped" and t.get("reason", "").startswith("unsupported")]
+    if unsupported:
+        out.extend(textwrap.wrap("unsupported here: " + ", ".join(unsupported), width=100,
+                                 initial_indent=" " * 11, subsequent_indent=" " * 11))
+    for t in trials:
+        if t["status"] == "failed" or (t["status"] == "skipped"
+                                       and t["method"] not in unsupported):
+            why = t.get("reason", "")
+            short = why if len(why) <= 70 else why[:67] + "..."
+            out.append(f"{'':11}{t['method']} {t['status']}: {short}")
+    ratio = report.get("portfolio_ratio")
+    if ratio and report["guarantee"]["kind"] != "ratio":
+        out.extend(textwrap.wrap(f"ratio: {ratio['statement']}", width=100,
+                                 initial_indent=" " * 11, subsequent_indent=" " * 11))
+    return out

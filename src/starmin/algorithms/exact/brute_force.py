@@ -52,7 +52,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from starmin.algorithms._progress import Meter
-from starmin.algorithms.base import Algorithm, Progress, silent
+from starmin.algorithms.base import Algorithm, Progress, fixed_work, silent
 from starmin.data.rowtypes import RowTypes
 from starmin.errors import Infeasible, SolverLimit, StarminError
 from starmin.models.apply import check_feasible, holds
@@ -235,10 +235,18 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     return plan
 
 
+def auto_work(model: PrivacyModel, rt: RowTypes) -> float:
+    """Estimated work units for ``--method auto``: ``1e-8`` per group-state pair and ``2e-5``
+    per state (16 distinct rows: 1.7 units, measured 1.1-1.6 s; at most about 3.3 within the
+    size limit)."""
+    S, W = size_of(model, rt)
+    return 1e-8 * W + 2e-5 * S
+
 ALGORITHM = Algorithm(
     name=NAME,
     summary="exact minimum-star release for any model by a DP over sub-multisets (n <= 16)",
     guarantee=GUARANTEE,
     solve=solve,
     supports=supports,
+    auto=fixed_work(auto_work),
 )

@@ -60,7 +60,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from starmin.algorithms.base import Algorithm, Progress, silent
+from starmin.algorithms.base import Algorithm, Progress, fixed_work, silent
 from starmin.algorithms.exact._two_diversity import (
     hamming,
     model_reason,
@@ -306,10 +306,21 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0, progress: Progres
     return plan.with_info(lower_bound=plan.stars, certificate=cert)
 
 
+def auto_work(model: PrivacyModel, rt: RowTypes) -> float:
+    """Estimated work units for ``--method auto``: the pricing rounds, ``2.5e-8`` per residual
+    pair and column (adult salary, 5294 x 4455 pairs, 8 QIs: 4.7 units, measured 5.3 CPU s),
+    plus ``1e-5`` per row type."""
+    if int((value_counts(rt) > 0).sum()) < 2:
+        return 1e-5 * rt.t_in
+    _, ra, rb = _residual(rt)
+    pairs = int((ra > 0).sum()) * int((rb > 0).sum())
+    return 2.5e-8 * pairs * rt.m + 1e-5 * rt.t_in
+
 ALGORITHM = Algorithm(
     name=NAME,
     summary="exact 2-diversity for two sensitive values: min-cost matching on row types",
     guarantee=GUARANTEE,
     solve=solve,
     supports=supports,
+    auto=fixed_work(auto_work),
 )

@@ -37,7 +37,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from starmin.algorithms.approx.tp import require_l, support_reason
-from starmin.algorithms.base import Algorithm, Progress, silent
+from starmin.algorithms.base import Algorithm, Progress, fixed_work, silent
 from starmin.algorithms.heuristic.hilbert_cut import Entries, bucket_cut, greedy_cut
 from starmin.algorithms.l_diversity_bound import frequency_tuple_bound
 from starmin.data.rowtypes import RowTypes
@@ -170,10 +170,16 @@ def supports(model: PrivacyModel, rt: RowTypes) -> str | None:
     return support_reason(model, rt, NAME)
 
 
+def auto_work(model: PrivacyModel, rt: RowTypes) -> float:
+    """Estimated work units for ``--method auto``: the Hilbert index and the cut,
+    ``1e-6 x t_in x (m + s)`` (adult, 8 QIs, occupation: 0.27, measured 0.2-0.3 CPU s)."""
+    return 1e-6 * rt.t_in * (rt.m + max(rt.s, 1))
+
 ALGORITHM = Algorithm(
     name=NAME,
     summary="Hilbert-curve order cut greedily into l-eligible groups (Ghinita et al.)",
     guarantee=GUARANTEE,
     solve=solve,
     supports=supports,
+    auto=fixed_work(auto_work),
 )

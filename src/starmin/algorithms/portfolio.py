@@ -1,0 +1,207 @@
+"""``--method auto``: run the applicable methods within a work budget, release the fewest stars.
+
+Members. Every registered algorithm whose registry entry declares ``auto`` (an
+:data:`~starmin.algorithms.base.AutoPlan`: the estimated work of its run on an instance, and
+the options it runs with) is a member; a new method joins by declaring it, nothing else.
+
+The budget is counted in *work units* (about one CPU second each on the reference machine),
+estimated from the instance's size only -- row types ``t_in``, QI columns ``m``, sensitive
+values ``s``, the model's parameters -- never measured with a clock. So which methods run,
+with which options, and which release wins are the same on every machine under any load, and
+the release is byte-identical for the same input and seed. :data:`BUDGET` units are shared by
+all runs of one solve.
+
+The runs, for the members that ``support`` the instance:
+
+1. *Exact methods first.* Exact (and FPT) members run in registry order while their
+   estimate fits the budget left; the first that succeeds released an optimum, so nothing
+   else runs (a failure, e.g. a solver's work limit, is recorded and the next one tries).
+2. *The others*, cheapest estimate first (ties: registry order): each runs if its estimate
+   fits the budget left, else it is skipped as over budget -- except that the first of them
+   always runs when nothing has been released yet, so ``auto`` always releases. A member
+   with cheaper variants (its ``auto`` receives the units left) may run capped.
+3. *The release* is the plan with the fewest stars; ties go to the stronger guarantee
+   (exact, fpt, ratio, bound, heuristic, in that order), then to registry order.
+
+The plan keeps its own method name and guarantee. Its certificate gains ``portfolio`` (each
+member: its guarantee kind, status ``released`` / ``tried`` / ``failed`` / ``skipped``, its
+stars when it ran, the estimated work, and the reason when it was skipped or failed),
+``portfolio_budget`` (units, spent), and, when a ``ratio`` member ran, ``portfolio_ratio``:
+the release has at most that member's stars, so that member's proven ratio bounds it too.
+The plan's ``lower_bound`` is the largest lower bound any run proved (each is a bound on the
+instance's optimum, whatever method proved it).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from starmin.algorithms.base import Algorithm, AutoRun, Progress, silent
+from starmin.data.rowtypes import RowTypes
+from starmin.errors import SolverLimit
+from starmin.models.base import PrivacyModel
+from starmin.transform.plan import ReleasePlan
+
+BUDGET = 8.0
+"""Work units one ``auto`` solve may spend on its runs (about 8 CPU seconds on the reference
+machine, leaving room for reading, lower bounds, applying and verifying within ~10 s on ARX
+adult; see docs/algorithms/portfolio.md)."""
+
+STRENGTH = ("exact", "fpt", "ratio", "bound", "heuristic")
+"""Guarantee kinds, strongest first: the tie order among releases with equal stars."""
+
+Status = Literal["released", "tried", "failed", "skipped"]
+
+
+@dataclass(frozen=True)
+class Trial:
+    """What the portfolio did with one member on this instance."""
+
+    method: str
+    guarantee: str
+    status: Status
+    work: float | None = None
+    """Estimated work units of the run (``None``: not estimated, the method is unsupported)."""
+    stars: int | None = None
+    reason: str = ""
+    note: str = ""
+    """The options' effect, when the run was capped (:class:`AutoRun.note`)."""
+    seconds: float | None = field(default=None, compare=False)
+    """Wall time of the run: reported, never part of the plan's certificate."""
+
+    def as_dict(self, seconds: bool = False) -> dict[str, Any]:
+        d: dict[str, Any] = {"method": self.method, "guarantee": self.guarantee,
+                             "status": self.status, "stars": self.stars,
+                             "work": None if self.work is None else round(self.work, 3)}
+        if self.note:
+            d["note"] = self.note
+        if self.reason:
+            d["reason"] = self.reason
+        if seconds and self.seconds is not None:
+            d["seconds"] = round(self.seconds, 3)
+        return d
+
+
+def members() -> dict[str, Algorithm]:
+    """The portfolio's members, in registry order: the algorithms that declare ``auto``."""
+    from starmin.algorithms.registry import algorithms
+
+    return {n: a for n, a in algorithms().items() if a.auto is not None}
+
+
+def _plan_of(a: Algorithm, model: PrivacyModel, rt: RowTypes, left: float) -> AutoRun:
+    assert a.auto is not None
+    return a.auto(model, rt, max(left, 0.0))
+
+
+def run(rt: RowTypes, model: PrivacyModel, *, seed: int = 0, progress: Progress | None = None,
+        budget: float = BUDGET) -> tuple[ReleasePlan, list[Trial]]:
+    """The portfolio's release of ``rt`` under ``model`` and what it did with each member
+    (see the module docstring). Raises the last failure when no run succeeded, and
+    ``InvalidInput`` when no member supports the instance."""
+    from starmin.errors import InvalidInput
+
+    say = progress or silent
+    table = members()
+    order = list(table)
+    trials: dict[str, Trial] = {}
+    supported: list[Algorithm] = []
+    for name, a in table.items():
+        reason = a.supports(model, rt)
+        if reason is None:
+            supported.append(a)
+        else:
+            trials[name] = Trial(name, a.guarantee.kind, "skipped",
+                                 reason=f"unsupported: {reason}")
+    if not supported:
+        reasons = "; ".join(f"{t.method}: {t.reason}" for t in trials.values())
+        raise InvalidInput(f"no algorithm supports {getattr(model, 'name', model)} on this "
+                           f"table ({reasons})")
+    exact = [a for a in supported if a.guarantee.kind in ("exact", "fpt")]
+    others = sorted((a for a in supported if a not in exact),
+                    key=lambda a: (_plan_of(a, model, rt, budget).work, order.index(a.name)))
+    left = budget
+    plans: dict[str, ReleasePlan] = {}
+    failure: Exception | None = None
+
+    def attempt(a: Algorithm, r: AutoRun) -> None:
+        nonlocal left, failure
+        left -= r.work
+        kind = a.guarantee.kind
+        t0 = time.perf_counter()
+        try:
+            plan = a.solve(rt, model, seed=seed, progress=say, **dict(r.options))
+            plan.validate(rt)
+        except SolverLimit as exc:
+            failure = exc
+            trials[a.name] = Trial(a.name, kind, "failed", r.work, reason=str(exc),
+                                   note=r.note, seconds=time.perf_counter() - t0)
+            say(f"auto: {a.name} ({kind}) failed: {exc}")
+            return
+        dt = time.perf_counter() - t0
+        plans[a.name] = plan
+        trials[a.name] = Trial(a.name, kind, "tried", r.work, plan.stars, note=r.note,
+                               seconds=dt)
+        say(f"auto: {a.name} ({kind}{', ' + r.note if r.note else ''}): {plan.stars:,} stars "
+            f"({dt:.2f} s)")
+
+    def skip(a: Algorithm, r: AutoRun | None, why: str) -> None:
+        trials[a.name] = Trial(a.name, a.guarantee.kind, "skipped",
+                               None if r is None else r.work, reason=why,
+                               note="" if r is None else r.note)
+        say(f"auto: {a.name} skipped: {why}")
+
+    optimal: str | None = None
+    for a in exact:
+        r = _plan_of(a, model, rt, left)
+        if optimal is not None:
+            skip(a, r, f"not needed: the exact method {optimal} released an optimum")
+        elif r.work > left:
+            skip(a, r, _over(r, left, budget))
+        else:
+            attempt(a, r)
+            optimal = a.name if a.name in plans else None
+    for a in others:
+        r = _plan_of(a, model, rt, left)
+        if optimal is not None:
+            skip(a, r, f"not needed: the exact method {optimal} released an optimum")
+        elif r.work > left and plans:
+            skip(a, r, _over(r, left, budget))
+        else:
+            attempt(a, r)
+    if not plans:
+        assert failure is not None
+        raise failure
+    rank = {k: i for i, k in enumerate(STRENGTH)}
+    best = min(plans, key=lambda n: (plans[n].stars, rank[table[n].guarantee.kind],
+                                     order.index(n)))
+    trials[best] = replace(trials[best], status="released")
+    listed = [trials[n] for n in order if n in trials]
+    chosen = plans[best]
+    cert: dict[str, Any] = dict(chosen.certificate)
+    cert["portfolio"] = [t.as_dict() for t in listed]
+    cert["portfolio_budget"] = {"units": budget, "spent": round(budget - left, 3)}
+    ratios = [(float(p.guarantee.ratio), p.stars, order.index(n), n) for n, p in plans.items()
+              if table[n].guarantee.kind == "ratio" and p.guarantee.ratio is not None]
+    if ratios:  # the smallest ratio; then the fewest stars, then registry order
+        r_best, _, _, via = min(ratios)
+        cert["portfolio_ratio"] = {"ratio": r_best, "via": via, "statement": (
+            f"stars <= {via}'s stars <= {r_best:g} x OPT ({via}'s proven ratio)")}
+    if "lower_bounds" not in cert:  # k-anonymity bounds another run computed: instance facts
+        for n, p in plans.items():
+            if "lower_bounds" in p.certificate:
+                cert["lower_bounds"], cert["lower_bounds_from"] = p.certificate["lower_bounds"], n
+                break
+    bounds = [p.lower_bound for p in plans.values() if p.lower_bound is not None]
+    lower = max(bounds) if bounds else None
+    say(f"auto: released {best} ({table[best].guarantee.kind}): {chosen.stars:,} stars, the "
+        f"fewest of {len(plans)} run{'s' if len(plans) != 1 else ''} "
+        f"({budget - left:.2f} of {budget:g} work units)")
+    return chosen.with_info(certificate=cert, lower_bound=lower), listed
+
+
+def _over(r: AutoRun, left: float, budget: float) -> str:
+    return (f"over budget: estimated {r.work:.2f} work units, {max(left, 0.0):.2f} of "
+            f"{budget:g} left")

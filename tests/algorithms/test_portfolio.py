@@ -1,0 +1,266 @@
+"""Tests of ``--method auto``, the portfolio (src/starmin/algorithms/portfolio.py).
+
+It releases the fewest stars among the members it ran (here a table where TP+, which auto
+used to pick for frequency l-diversity, is beaten); it is deterministic per seed; it reports
+every member (run, skipped as unsupported or over budget, failed); the budget counts
+estimated work units, never seconds; an exact member that succeeds ends the search; ties go to
+the stronger guarantee; a named method runs alone. No assertion here depends on time.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import starmin
+from starmin.algorithms import portfolio, registry
+from starmin.algorithms.base import Algorithm, AutoRun, fixed_work
+from starmin.data.rowtypes import RowTypes
+from starmin.errors import InvalidInput, SolverLimit
+from starmin.models import KAnonymity, LDiversity, PrivacyModel
+from starmin.transform.plan import STAR, Guarantee, ReleasePlan
+from tests.helpers.tables import random_table
+
+# frequency 3-diversity on 300 random rows: too big for brute force, l = 3 beyond the
+# 2-diversity methods; tp, tp+, hilbert and merge-repair all run, and merge-repair wins
+RT = random_table(11, 300, m=4, values=4, s=4)
+L3 = LDiversity(3)
+
+
+def _statuses(plan: ReleasePlan) -> dict[str, str]:
+    return {t["method"]: t["status"] for t in plan.certificate["portfolio"]}
+
+
+def test_auto_releases_the_fewest_stars_of_the_methods_it_ran() -> None:
+    plan, trials = portfolio.run(RT, L3)
+    ran = {t.method: t.stars for t in trials if t.status in ("released", "tried")}
+    assert set(ran) == {"tp+", "tp", "hilbert", "merge-repair"}
+    assert plan.stars == min(v for v in ran.values() if v is not None)
+    # the method auto used to pick first (tp+) is worse here: the release is not tp+'s
+    tp_plus = registry.get("tp+").solve(RT, L3)
+    assert ran["tp+"] == tp_plus.stars > plan.stars
+    assert plan.method == "merge-repair" and plan.guarantee.kind == "heuristic"
+    # the release keeps its own guarantee; tp+'s proven ratio bounds it too (fewer stars)
+    ratio = plan.certificate["portfolio_ratio"]
+    assert ratio["via"] == "tp+" and ratio["ratio"] == tp_plus.guarantee.ratio
+    plan.validate(RT)
+
+
+def test_auto_through_solve_and_anonymize_reports_every_member() -> None:
+    plan = starmin.solve(RT, L3)
+    status = _statuses(plan)
+    assert set(status) == set(portfolio.members())
+    assert status["merge-repair"] == "released"
+    assert status["tp+"] == status["tp"] == status["hilbert"] == "tried"
+    for name in ("brute-force", "two-diversity-flow", "two-diversity-milp", "pattern-packing",
+                 "m-approx"):
+        assert status[name] == "skipped"
+    reasons = {t["method"]: t.get("reason", "") for t in plan.certificate["portfolio"]}
+    assert reasons["m-approx"].startswith("unsupported: ")
+    assert plan.certificate["portfolio_budget"]["units"] == portfolio.BUDGET
+
+
+def test_report_lists_the_methods_tried(tmp_path: Path) -> None:
+    import polars as pl
+
+    qi = [f"q{j}" for j in range(RT.m)]
+    codes = np.repeat(RT.codes, RT.sizes, axis=0)
+    sa = np.concatenate([np.repeat(np.arange(RT.s), RT.counts[i]) for i in range(RT.t_in)])
+    df = pl.DataFrame({**{q: codes[:, j] for j, q in enumerate(qi)}, "s": sa.astype(str)})
+    rel = starmin.anonymize(df, qi, "s", l=3)
+    r = rel.report
+    tried = {t["method"]: t for t in r["portfolio"] if t["status"] in ("released", "tried")}
+    assert {"tp+", "merge-repair"} <= set(tried)
+    assert r["stars"] == min(t["stars"] for t in tried.values())
+    assert tried[r["method"]]["status"] == "released"
+    assert all(t["guarantee"] and t["work"] is not None for t in tried.values())
+    assert "portfolio" not in r["certificate"]  # reported once, at the top
+    from starmin.report.text import summary
+
+    text = summary(r)
+    assert "portfolio  auto: " in text and "released" in text
+    # a named method: no portfolio
+    named = starmin.anonymize(df, qi, "s", l=3, method="tp+").report
+    assert named["method"] == "tp+" and named["portfolio"] is None
+
+
+def test_same_seed_same_release() -> None:
+    a, b = starmin.solve(RT, L3, seed=5), starmin.solve(RT, L3, seed=5)
+    for f in ("outputs", "out_idx", "type_idx", "key_idx", "count"):
+        assert np.array_equal(getattr(a, f), getattr(b, f))
+    assert a.certificate == b.certificate and a.lower_bound == b.lower_bound
+
+
+def test_named_method_runs_alone() -> None:
+    plan = starmin.solve(RT, L3, "tp+")
+    assert plan.method == "tp+" and "portfolio" not in plan.certificate
+    with pytest.raises(InvalidInput, match="named method"):
+        starmin.solve(RT, L3, "auto", cut="greedy")
+    tiny = starmin.solve(RT, L3, budget=0.0)  # only the cheapest member runs
+    ran = [t["method"] for t in tiny.certificate["portfolio"] if t["stars"] is not None]
+    assert ran == ["tp"] and tiny.certificate["portfolio_budget"]["units"] == 0.0
+
+
+def test_exact_member_ends_the_search_on_a_tiny_table() -> None:
+    rt = random_table(3, 9, m=3, values=2, s=3)
+    plan = starmin.solve(rt, LDiversity(2))
+    assert plan.method == "brute-force"
+    status = _statuses(plan)
+    assert status["brute-force"] == "released"
+    reasons = {t["method"]: t.get("reason", "") for t in plan.certificate["portfolio"]}
+    assert reasons["merge-repair"].startswith("not needed: the exact method brute-force")
+    assert all(s in ("released", "skipped") for s in status.values())
+
+
+def test_every_member_estimates_finite_nonnegative_work() -> None:
+    for name, a in portfolio.members().items():
+        assert a.auto is not None
+        for model in (KAnonymity(2), L3):
+            if a.supports(model, RT) is None:
+                r = a.auto(model, RT, portfolio.BUDGET)
+                assert math.isfinite(r.work) and r.work >= 0, name
+
+
+def test_a_big_instance_skips_the_members_over_budget() -> None:
+    """40,000 mostly distinct rows: merge-repair's estimate (about 3e-5 x t_in x m x k^0.75
+    units) exceeds the default budget, so it is skipped without running, and said so; the
+    cheap frequency-l members run and the best of them is released."""
+    big = random_table(5, 40_000, m=8, values=8, s=14)
+    assert big.t_in > 30_000
+    plan = starmin.solve(big, L3)
+    trials = {t["method"]: t for t in plan.certificate["portfolio"]}
+    mr = trials["merge-repair"]
+    assert mr["status"] == "skipped" and mr["reason"].startswith("over budget")
+    assert mr["stars"] is None and mr["work"] > portfolio.BUDGET
+    ran = {n: t["stars"] for n, t in trials.items() if t["status"] in ("released", "tried")}
+    assert set(ran) == {"tp+", "tp", "hilbert"}
+    assert plan.stars == min(ran.values())
+    budget = plan.certificate["portfolio_budget"]
+    assert budget["spent"] == pytest.approx(sum(trials[n]["work"] for n in ran), abs=1e-2)
+    assert budget["spent"] <= portfolio.BUDGET
+
+
+# ----------------------------------------------------------------------------------------
+# the budget, ties and failures, on a registry of stand-ins
+
+
+def _plan(rt: RowTypes, name: str, kind: str, stars_cols: int) -> ReleasePlan:
+    """Every row in one class with the first ``stars_cols`` columns starred (k-anonymous
+    whenever the other columns are constant, as in :func:`_table`)."""
+    ti, ki = np.nonzero(rt.counts)
+    out = rt.codes[:1].copy()
+    out[0, :stars_cols] = STAR
+    return ReleasePlan(out, np.zeros_like(ti), ti, ki, rt.counts[ti, ki], name,
+                       Guarantee(kind, "stand-in", ratio=2.0 if kind == "ratio" else None))
+
+
+def _table() -> RowTypes:
+    """Eight rows, three columns; only the first varies (starring it is enough)."""
+    X = np.zeros((8, 3), dtype=np.int64)
+    X[:, 0] = np.arange(8) % 4
+    return RowTypes.from_arrays(X)
+
+
+def _member(name: str, kind: str, stars_cols: int, work: Any, calls: list[str],
+            fail: bool = False) -> Algorithm:
+    def solve(rt: RowTypes, model: PrivacyModel, **_: Any) -> ReleasePlan:
+        calls.append(name)
+        if fail:
+            raise SolverLimit(f"{name}: node limit")
+        return _plan(rt, name, kind, stars_cols)
+
+    estimate = work if callable(work) else (lambda m, rt: work)
+    return Algorithm(name, "stand-in", Guarantee(kind, "stand-in"), solve,
+                     lambda m, rt: None, auto=fixed_work(estimate))
+
+
+@pytest.fixture
+def stand_ins(monkeypatch: pytest.MonkeyPatch) -> Any:
+    def install(*algs: Algorithm) -> None:
+        monkeypatch.setattr(registry, "algorithms", lambda: {a.name: a for a in algs})
+
+    return install
+
+
+def test_over_budget_members_are_skipped_and_reported(stand_ins: Any) -> None:
+    calls: list[str] = []
+    rt = _table()
+    # work grows with the instance: 1 unit per row type for "big", a constant for the others
+    stand_ins(_member("cheap", "ratio", 3, 0.5, calls),
+              _member("big", "heuristic", 1, lambda m, rt: float(rt.t_in), calls),
+              _member("mid", "heuristic", 2, 2.0, calls))
+    plan, trials = portfolio.run(rt, KAnonymity(2), budget=3.0)
+    by = {t.method: t for t in trials}
+    assert calls == ["cheap", "mid"]                      # cheapest first; 4 units > 0.5 left
+    assert by["big"].status == "skipped" and by["big"].reason.startswith("over budget")
+    assert by["big"].work == 4.0 and by["big"].stars is None
+    assert plan.method == "mid" and plan.certificate["portfolio_budget"]["spent"] == 2.5
+    # a larger budget lets it run, and it wins
+    calls.clear()
+    plan, _ = portfolio.run(rt, KAnonymity(2), budget=10.0)
+    assert calls == ["cheap", "mid", "big"] and plan.method == "big"
+
+
+def test_the_cheapest_member_runs_even_over_budget(stand_ins: Any) -> None:
+    calls: list[str] = []
+    stand_ins(_member("a", "heuristic", 2, 50.0, calls), _member("b", "heuristic", 1, 60.0,
+                                                                  calls))
+    plan, trials = portfolio.run(_table(), KAnonymity(2), budget=1.0)
+    assert calls == ["a"] and plan.method == "a"
+    assert {t.method: t.status for t in trials} == {"a": "released", "b": "skipped"}
+
+
+def test_members_choose_their_variant_from_the_units_left(stand_ins: Any) -> None:
+    calls: list[str] = []
+    seen: list[dict[str, Any]] = []
+    base = _member("v", "heuristic", 1, 0.0, calls)
+
+    def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0, progress: Any = None,
+              **options: Any) -> ReleasePlan:
+        seen.append(options)
+        return _plan(rt, "v", "heuristic", 1)
+
+    def auto(model: PrivacyModel, rt: RowTypes, left: float) -> AutoRun:
+        return AutoRun(5.0) if left >= 5.0 else AutoRun(1.0, {"light": True}, "light")
+
+    stand_ins(replace(base, solve=solve, auto=auto))
+    _, trials = portfolio.run(_table(), KAnonymity(2), budget=2.0)
+    assert seen == [{"light": True}] and trials[0].note == "light"
+    portfolio.run(_table(), KAnonymity(2), budget=8.0)
+    assert seen[-1] == {}
+
+
+def test_ties_go_to_the_stronger_guarantee_then_registry_order(stand_ins: Any) -> None:
+    calls: list[str] = []
+    stand_ins(_member("h1", "heuristic", 1, 0.1, calls), _member("r", "ratio", 1, 0.2, calls),
+              _member("h2", "heuristic", 1, 0.05, calls))
+    plan, _ = portfolio.run(_table(), KAnonymity(2))
+    assert plan.method == "r"
+    stand_ins(_member("h1", "heuristic", 1, 0.1, calls), _member("h2", "heuristic", 1, 0.05,
+                                                                  calls))
+    plan, _ = portfolio.run(_table(), KAnonymity(2))
+    assert plan.method == "h1"  # registry order, although h2 ran first (cheaper)
+
+
+def test_a_failed_exact_member_is_reported_and_the_others_run(stand_ins: Any) -> None:
+    calls: list[str] = []
+    stand_ins(_member("x", "exact", 1, 0.1, calls, fail=True),
+              _member("h", "heuristic", 2, 0.1, calls))
+    plan, trials = portfolio.run(_table(), KAnonymity(2))
+    assert calls == ["x", "h"] and plan.method == "h"
+    x = next(t for t in trials if t.method == "x")
+    assert x.status == "failed" and "node limit" in x.reason
+
+
+def test_a_method_without_auto_stays_out(stand_ins: Any) -> None:
+    calls: list[str] = []
+    out = replace(_member("manual", "heuristic", 1, 0.0, calls), auto=None)
+    stand_ins(out, _member("h", "heuristic", 1, 0.1, calls))
+    _, trials = portfolio.run(_table(), KAnonymity(2))
+    assert [t.method for t in trials] == ["h"] and calls == ["h"]
+    assert starmin.solve(_table(), KAnonymity(2), "manual").method == "manual"
