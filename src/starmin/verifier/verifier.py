@@ -67,7 +67,7 @@ def verify(
     qi_t = names(qi, "quasi-identifier")
     sa_t = names(sensitive, "sensitive")
     flat = _flatten(models)
-    df = to_frame(table, sa_t)
+    df = to_frame(table, sa_t, qi_t)  # a file's column names are checked before the read
     check_columns(df, qi_t, sa_t)
     needy = [m.name for m in flat if m.uses_sensitive]
     if needy and not sa_t:
