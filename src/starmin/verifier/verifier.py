@@ -190,13 +190,13 @@ def _pick(bad: NDArray[np.int64], measure: NDArray[np.float64], higher_is_better
     b[np.isnan(b)] = np.inf
     picked: list[NDArray[np.int64]] = []
     left = EXAMPLES
-    while left and len(b):  # the worst measure first, then the next worst, ...
-        worst = b.max()
-        at = b == worst
+    while True:  # the worst measure first, then the next worst, ...
+        at = b == b.max()
         picked.append(classes.first_by_key(bad[at], left))
         left -= len(picked[-1])
+        if not left or at.all():
+            return np.concatenate(picked)
         bad, b = bad[~at], b[~at]
-    return np.concatenate(picked)
 
 
 def _stars(classes: Classes, star: str) -> tuple[int, int, int]:
