@@ -219,6 +219,18 @@ def test_bad_sa_hierarchy(run, tmp_path: Path, make, words: tuple[str, ...]) -> 
         assert w in err, err
 
 
+@pytest.mark.parametrize("command", ["verify", "anonymize", "info"])
+def test_unknown_column_of_a_damaged_file(run, tmp_path: Path, command: str) -> None:  # type: ignore[no-untyped-def]
+    # the column names are checked first, from the header (before the rows are read)
+    path = tmp_path / "many.csv"
+    path.write_bytes(b"a,b,c\n1,x,p\n2,y,q,EXTRA\n")
+    extra = {"verify": ["--k", "2"], "info": [],
+             "anonymize": ["--k", "2", "-o", str(tmp_path / "work" / "out" / "r.csv")]}[command]
+    code, err = run(command, str(path), "--qi", "a,zzz", *extra)
+    assert code == 2
+    assert "unknown column 'zzz'" in err, err
+
+
 def test_unknown_sample(run) -> None:  # type: ignore[no-untyped-def]
     code, err = run("anonymize", "sample:nope", "--k", "2")
     assert code == 2 and "unknown sample 'nope'" in err and "census" in err

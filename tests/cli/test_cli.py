@@ -222,3 +222,24 @@ def test_auto_prints_each_method_it_ran_and_repeats_its_release(
                  "--l", "2", "--method", "tp+", "-o", str(out)]) == 0
     named = json.loads(Path(f"{out}.report.json").read_text())
     assert named["method"] == "tp+" and named["portfolio"] is None
+
+
+@pytest.mark.parametrize(("k", "code"), [(1000, 0), (1001, 1)])
+def test_verify_program_flushes_its_verdict_before_it_exits(tmp_path: Path, k: int,
+                                                            code: int) -> None:
+    # run as a program, `starmin verify` ends without Python's shutdown: the whole verdict
+    # must still reach a pipe, with the exit status
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # buffered stdout
+    path = tmp_path / "t.csv"
+    path.write_text("a,s\n" + "x,1\nx,2\ny,1\ny,2\n" * 500)
+    proc = subprocess.run([sys.executable, "-m", "starmin.cli.main", "verify", str(path),
+                           "--qi", "a", "--sensitive", "s", "--k", str(k), "--json"],
+                          capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == code, proc.stderr
+    verdict = json.loads(proc.stdout)
+    assert verdict["passed"] is (code == 0) and verdict["n"] == 2000
+    assert proc.stderr == ""

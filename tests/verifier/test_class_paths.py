@@ -249,3 +249,15 @@ def test_one_row_classes_judged_in_batches_agree(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(verifier, "CHUNK_CELLS", 64)  # one value's one-hot row per batch
     monkeypatch.setattr(verifier, "COMPACT_MIN_VALUES", 10**9)
     assert verify(df, "q", "s", models).as_dict() == want
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(1, 200), need=st.integers(1, 7))
+def test_first_by_key_is_the_head_of_the_full_key_order(seed: int, n: int, need: int) -> None:
+    # few values per column: many classes share a prefix of their key
+    cls = group(_table(seed, n), ("a", "b", "c"), ("s",))
+    rng = np.random.default_rng(seed)
+    idx = np.flatnonzero(rng.random(cls.g) < 0.7)
+    keys = cls.tie_keys(idx)
+    want = idx[np.lexsort(keys.T[::-1])][:need]
+    assert cls.first_by_key(idx, need).tolist() == want.tolist()

@@ -173,6 +173,26 @@ def test_bad_input_names_the_fix(call: object, words: str) -> None:
     assert words in str(exc.value)
 
 
+@pytest.mark.parametrize("suffix", ["csv", "parquet"])
+def test_column_names_checked_before_the_table_is_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, suffix: str) -> None:
+    path = tmp_path / f"t.{suffix}"
+    df = pl.DataFrame({"a": ["1", "2"], "b": ["x", "y"]})
+    df.write_csv(path) if suffix == "csv" else df.write_parquet(path)
+
+    def no_read(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the whole table was read")
+
+    monkeypatch.setattr(pl, "read_csv", no_read)
+    monkeypatch.setattr(pl, "read_parquet", no_read)
+    for qi, sa, words in ((["a", "zzz"], None, "unknown column 'zzz'"),
+                          (["a"], ["B"], "did you mean 'b'"),
+                          (["a", "a"], None, "named twice"),
+                          (["a"], ["a"], "both as quasi-identifier")):
+        with pytest.raises(InvalidInput, match=words):
+            verify(path, qi, sa, LDiversity(2) if sa else KAnonymity(2))
+
+
 def test_report_summary_and_examples() -> None:
     sizes = [1, 1, 2, 3, 5, 12, 120]
     q = [f"c{i}" for i, s in enumerate(sizes) for _ in range(s)]

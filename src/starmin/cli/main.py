@@ -270,8 +270,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_OK
         with command_line():  # messages name flags (--k 5), not Python parameters (k=5)
             _defaults(ns)
-            return {"anonymize": cmd_anonymize, "verify": cmd_verify, "info": cmd_info}[
+            code = {"anonymize": cmd_anonymize, "verify": cmd_verify, "info": cmd_info}[
                 ns.command](ns)
+        if argv is None and ns.command == "verify":  # the `starmin` program, not a caller
+            _exit_now(code)
+        return code
     except BrokenPipeError:  # e.g. `starmin methods | head`
         sys.stderr.close()
         return EXIT_OK
@@ -296,6 +299,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                      "traceback)", EXIT_INTERNAL)
     finally:
         _restore(previous)
+
+
+def _exit_now(code: int) -> None:
+    """End the process with ``code`` once the output is flushed, skipping Python's shutdown:
+    tearing down polars' and numpy's modules and freeing a large table object by object
+    costs 0.1-0.2 s of CPU and wall time (as much as the verifier's checks). ``starmin
+    verify`` has nothing else to finish: it writes no file, and no exit handler of its own."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def _fail(message: str, code: int) -> int:

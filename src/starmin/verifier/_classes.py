@@ -82,18 +82,49 @@ class Classes:
     weights: NDArray[np.int64] | None
     sensitive: tuple[Sensitive, ...]
     path: GroupPath
-    _hashes: list[NDArray[np.uint64]] = field(default_factory=list, repr=False)
+    _column_hashes: dict[str, NDArray[np.uint64]] = field(default_factory=dict, repr=False)
 
     @property
     def g(self) -> int:
         return int(self.sizes.shape[0])
 
-    def hashes(self) -> NDArray[np.uint64]:
-        """``(classes,)`` hash of each class's released QI values (computed once): a
-        tie-break that does not depend on row order."""
-        if not self._hashes:
-            self._hashes.append(self.frame.hash_rows(seed=0).to_numpy())
-        return self._hashes[0]
+    def tie_keys(self, idx: NDArray[np.int64]) -> NDArray[np.uint64]:
+        """``(len(idx), m)``: the hash of each released QI value of the classes ``idx``, one
+        column per QI: the tie-break key, compared column by column, so the order of classes
+        does not depend on row order."""
+        out = np.empty((len(idx), self.frame.width), dtype=np.uint64)
+        for j, c in enumerate(self.frame.columns):
+            out[:, j] = self.frame[c].gather(idx).hash(seed=SEED).to_numpy()
+        return out
+
+    def first_by_key(self, idx: NDArray[np.int64], need: int) -> NDArray[np.int64]:
+        """The ``need`` classes of ``idx`` (all if fewer) with the smallest tie-break keys
+        (:meth:`tie_keys`), in key order. Columns are hashed only for the classes still in the
+        running: those whose keys so far are all equal to the ``need``-th smallest."""
+        sure: list[NDArray[np.int64]] = []  # in, whatever their later columns hold
+        tied = np.asarray(idx, dtype=np.int64)  # equal keys so far; ``left`` of them are in
+        left = need
+        for c in self.frame.columns:
+            if len(tied) <= left:
+                break
+            h = self._hash(c, tied)
+            cut = np.partition(h, left - 1)[left - 1]
+            below = h < cut
+            sure.append(tied[below])
+            left -= int(below.sum())
+            tied = tied[h == cut]
+        chosen = np.concatenate([*sure, tied[:left]])  # tied[:left]: equal keys in every column
+        keys = self.tie_keys(chosen)
+        return chosen[np.lexsort(keys.T[::-1])]
+
+    def _hash(self, c: str, idx: NDArray[np.int64]) -> NDArray[np.uint64]:
+        """Hashes of column ``c``'s values in the classes ``idx``: from the whole column's
+        (hashed once, for every check) when ``idx`` is a large part of it."""
+        if c not in self._column_hashes and 4 * len(idx) < self.g:
+            return self.frame[c].gather(idx).hash(seed=SEED).to_numpy()
+        if c not in self._column_hashes:
+            self._column_hashes[c] = self.frame[c].hash(seed=SEED).to_numpy()
+        return self._column_hashes[c][idx]
 
     def key(self, i: int) -> tuple[tuple[str, object], ...]:
         """The released QI values of class ``i``, as (column, value) pairs."""

@@ -52,9 +52,12 @@ def sniff(path: Path) -> str:
     return best if counts[best] else ","
 
 
-def read(path: Path, sensitive: tuple[str, ...]) -> pl.DataFrame:
+def read(path: Path, sensitive: tuple[str, ...],
+         qi: tuple[str, ...] | None = None) -> pl.DataFrame:
     """Read a CSV (separator sniffed) or Parquet file; every problem is one
-    :class:`InvalidInput` naming the file, the line where known, and the fix."""
+    :class:`InvalidInput` naming the file, the line where known, and the fix. With ``qi``,
+    the column names (``qi`` and ``sensitive``) are checked against the header, or the
+    Parquet schema, before the table is read (:func:`check_names`)."""
     if not path.exists():
         raise InvalidInput(f"table file {path} does not exist: check the path")
     if path.is_dir():
@@ -66,14 +69,17 @@ def read(path: Path, sensitive: tuple[str, ...]) -> pl.DataFrame:
         raise InvalidInput(f"cannot read {path} ({exc.strerror}): check its permissions"
                            ) from None
     if path.suffix.lower() in (".parquet", ".pq"):
-        return _parquet(path, head)
+        return _parquet(path, head, sensitive, qi)
     if head.startswith(b"PAR1"):
         raise InvalidInput(f"{path} is a Parquet file: rename it to end in .parquet")
     if b"\0" in head or head.startswith((b"\x1f\x8b", b"PK\x03\x04")):
         raise InvalidInput(f"{path} is not a CSV text file (it holds binary, compressed or "
                            "UTF-16 data): give a UTF-8 CSV file or a Parquet file")
     sep = sniff(path)
-    width = len(_unique_header(path, sep))
+    header = _unique_header(path, sep)
+    width = len(header)
+    if qi is not None:
+        check_names(header, qi, sensitive)
     try:
         df = pl.read_csv(path, separator=sep, infer_schema=False)
     except pl.exceptions.PolarsError as exc:
@@ -93,11 +99,14 @@ def read(path: Path, sensitive: tuple[str, ...]) -> pl.DataFrame:
     return df.with_columns([_numeric(df[c]) for c in sensitive if c in df.columns])
 
 
-def _parquet(path: Path, head: bytes) -> pl.DataFrame:
+def _parquet(path: Path, head: bytes, sensitive: tuple[str, ...],
+             qi: tuple[str, ...] | None) -> pl.DataFrame:
     if not head.startswith(b"PAR1"):
         raise InvalidInput(f"{path} is not a Parquet file: give a Parquet file, or rename a "
                            "CSV file to end in .csv")
     try:
+        if qi is not None:
+            check_names(list(pl.read_parquet_schema(path)), qi, sensitive)
         return pl.read_parquet(path)
     except (pl.exceptions.PolarsError, pl.exceptions.PanicException, OSError) as exc:
         raise InvalidInput(f"cannot read {path} as Parquet ({_first_line(exc)}): the file is "
@@ -196,10 +205,13 @@ def _as_number(col: pl.Series) -> pl.Series | None:
     return None
 
 
-def to_frame(table: Any, sensitive: tuple[str, ...]) -> pl.DataFrame:
-    """A polars DataFrame from a path or an in-memory polars / pandas / pyarrow table."""
+def to_frame(table: Any, sensitive: tuple[str, ...],
+             qi: tuple[str, ...] | None = None) -> pl.DataFrame:
+    """A polars DataFrame from a path or an in-memory polars / pandas / pyarrow table (a
+    file's column names are checked before it is read when ``qi`` is given; see
+    :func:`read`)."""
     if isinstance(table, str | os.PathLike):
-        return read(Path(table), sensitive)
+        return read(Path(table), sensitive, qi)
     if isinstance(table, pl.DataFrame):
         return table
     if isinstance(table, pl.LazyFrame):
@@ -219,7 +231,21 @@ def to_frame(table: Any, sensitive: tuple[str, ...]) -> pl.DataFrame:
 
 
 def check_columns(df: pl.DataFrame, qi: tuple[str, ...], sensitive: tuple[str, ...]) -> None:
-    """Raise for no QI, unknown, repeated or doubly-assigned columns, or an empty table."""
+    """Raise for no QI, unknown, repeated or doubly-assigned columns, columns of values that
+    cannot be compared, or an empty table."""
+    check_names(df.columns, qi, sensitive)
+    for group, what in ((qi, "quasi-identifier"), (sensitive, "sensitive")):
+        for c in group:
+            problem = dtype_problem(df.schema[c])
+            if problem is not None:
+                raise InvalidInput(f"{what} column {c!r} holds {problem}")
+    if df.height == 0:
+        raise InvalidInput("the table has no rows: verify a release with at least one record")
+
+
+def check_names(columns: list[str], qi: tuple[str, ...], sensitive: tuple[str, ...]) -> None:
+    """Raise for no QI, or a repeated, doubly-assigned or unknown column name (``columns``:
+    the table's, e.g. from a file's header before the table is read)."""
     if not qi:
         raise InvalidInput("no quasi-identifier columns given: name them, e.g. qi=['age', 'zip']")
     for group, what in ((qi, "quasi-identifier"), (sensitive, "sensitive")):
@@ -231,12 +257,5 @@ def check_columns(df: pl.DataFrame, qi: tuple[str, ...], sensitive: tuple[str, .
         raise InvalidInput(f"column {both[0]!r} is named both as quasi-identifier and as "
                            "sensitive: give each column one role")
     for c in (*qi, *sensitive):
-        if c not in df.columns:
-            raise unknown_column(c, df.columns)
-    for group, what in ((qi, "quasi-identifier"), (sensitive, "sensitive")):
-        for c in group:
-            problem = dtype_problem(df.schema[c])
-            if problem is not None:
-                raise InvalidInput(f"{what} column {c!r} holds {problem}")
-    if df.height == 0:
-        raise InvalidInput("the table has no rows: verify a release with at least one record")
+        if c not in columns:
+            raise unknown_column(c, columns)

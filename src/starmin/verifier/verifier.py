@@ -67,7 +67,7 @@ def verify(
     qi_t = names(qi, "quasi-identifier")
     sa_t = names(sensitive, "sensitive")
     flat = _flatten(models)
-    df = to_frame(table, sa_t)
+    df = to_frame(table, sa_t, qi_t)  # a file's column names are checked before the read
     check_columns(df, qi_t, sa_t)
     needy = [m.name for m in flat if m.uses_sensitive]
     if needy and not sa_t:
@@ -181,24 +181,22 @@ def _check(name: str, sensitive: str | None, ok: NDArray[np.bool_],
 
 def _pick(bad: NDArray[np.int64], measure: NDArray[np.float64], higher_is_better: bool,
           classes: Classes) -> NDArray[np.int64]:
-    """The ``EXAMPLES`` worst of the violating classes ``bad`` (``measure`` is theirs); ties
-    broken by a hash of the released QI values, so the choice does not depend on row order."""
+    """The ``EXAMPLES`` worst of the violating classes ``bad`` (``measure`` is theirs), worst
+    first; ties broken by the hashes of the released QI values, column by column
+    (:meth:`Classes.first_by_key`), so the choice does not depend on row order."""
     if len(bad) == 0:
         return bad
     b = -measure if higher_is_better else measure.copy()  # larger is worse
     b[np.isnan(b)] = np.inf
-    if len(bad) > EXAMPLES:
-        threshold = np.partition(b, len(b) - EXAMPLES)[len(b) - EXAMPLES]
-        strict = b > threshold
-        ties = np.flatnonzero(b == threshold)
-        need = EXAMPLES - int(strict.sum())
-        if len(ties) > need:
-            h = classes.hashes()[bad[ties]]
-            ties = ties[np.argpartition(h, need - 1)[:need]] if need else ties[:0]
-        keep = np.concatenate([np.flatnonzero(strict), ties])
-        bad, b = bad[keep], b[keep]
-    order = np.lexsort((classes.hashes()[bad], -b))
-    return bad[order]
+    picked: list[NDArray[np.int64]] = []
+    left = EXAMPLES
+    while True:  # the worst measure first, then the next worst, ...
+        at = b == b.max()
+        picked.append(classes.first_by_key(bad[at], left))
+        left -= len(picked[-1])
+        if not left or at.all():
+            return np.concatenate(picked)
+        bad, b = bad[~at], b[~at]
 
 
 def _stars(classes: Classes, star: str) -> tuple[int, int, int]:
