@@ -211,11 +211,10 @@ class MILPSolution:
     message: str
 
 
-def solve_milp(prog: Program, *, node_limit: int | None = None,
-               time_limit: float | None = None, gap: float = 0.0,
+def solve_milp(prog: Program, *, node_limit: int | None = None, gap: float = 0.0,
                fixed: FloatArray | None = None) -> MILPSolution:
-    """The MILP by HiGHS branch and bound (``node_limit`` a work limit; ``time_limit`` only
-    when the user asked for one). ``fixed``: ``(X,)`` values for the ``x(b, p)`` (NaN: free)."""
+    """The MILP by HiGHS branch and bound (``node_limit`` a work limit; no clock).
+    ``fixed``: ``(X,)`` values for the ``x(b, p)`` (NaN: free)."""
     from scipy.optimize import Bounds, LinearConstraint, milp
 
     cons = [LinearConstraint(prog.A_eq, prog.b_eq, prog.b_eq)]
@@ -224,8 +223,6 @@ def solve_milp(prog: Program, *, node_limit: int | None = None,
     options: dict[str, object] = {"mip_rel_gap": gap, "presolve": True}
     if node_limit is not None:
         options["node_limit"] = int(node_limit)
-    if time_limit is not None:
-        options["time_limit"] = float(time_limit)
     lower, upper = np.zeros(len(prog.c)), prog.upper.copy()
     if fixed is not None:
         pin = ~np.isnan(fixed)
