@@ -250,7 +250,7 @@ def as_kind_of(data: Any, table: pl.DataFrame) -> Any:
 def _separator_of(data: Any) -> str:
     if isinstance(data, str | os.PathLike) and not str(data).startswith("sample:") \
             and Path(data).suffix.lower() == ".csv":
-        from starmin.io.tables import sniff_separator
+        from starmin.data.csv_file import sniff_separator
 
         return sniff_separator(Path(data))
     return ","

@@ -266,3 +266,17 @@ def test_info_on_a_sample(args: list[str], capsys: pytest.CaptureFixture[str]) -
     out = capsys.readouterr().out
     assert out.startswith("n = 10000 rows")
     assert ("occupation" in out) == (args != ["--k", "5"])  # the sensitive column when used
+
+
+def test_verify_reads_a_pipe_separated_release_that_anonymize_wrote(tmp_path: Path) -> None:
+    """The release keeps the input's separator; `starmin verify` reads it with the same sniffer
+    (it used to know only ; , and tab, and called a `|` release's header one unknown column)."""
+    src = tmp_path / "t.csv"
+    src.write_text("age|zip|dis\n" + "".join(f"{20 + i % 4}|{'ab'[i % 2]}|{'xyz'[i % 3]}\n"
+                                           for i in range(60)))
+    out = tmp_path / "o.csv"
+    assert main(["-q", "anonymize", str(src), "--qi", "age,zip", "--sensitive", "dis",
+                 "--k", "3", "-o", str(out)]) == 0
+    assert out.read_text().splitlines()[0] == "age|zip|dis"
+    assert main(["-q", "verify", str(out), "--qi", "age,zip", "--sensitive", "dis",
+                 "--k", "3"]) == 0

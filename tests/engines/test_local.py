@@ -9,10 +9,11 @@ import polars as pl
 import pytest
 
 from starmin.data import Schema
+from starmin.data.csv_file import sniff_separator
 from starmin.engines.local import LocalEngine
 from starmin.errors import InvalidInput
 from starmin.io.output import check_output, write_table_pair
-from starmin.io.tables import read_table, sniff_separator
+from starmin.io.tables import read_table
 from starmin.transform.plan import STAR, Guarantee, ReleasePlan
 
 G = Guarantee("heuristic", "test plan")
