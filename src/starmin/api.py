@@ -6,7 +6,6 @@ writes them only when the release verified.
 
 from __future__ import annotations
 
-import math
 import os
 import time
 from collections.abc import Iterable, Sequence
@@ -25,6 +24,7 @@ from starmin.errors import InvalidInput, VerificationFailed
 from starmin.io.tables import read_table
 from starmin.models.apply import check_feasible
 from starmin.models.base import PrivacyModel
+from starmin.models.combine import implied_k, parts
 from starmin.transform.plan import ReleasePlan
 
 
@@ -96,22 +96,6 @@ def _solve(rt: RowTypes, model: PrivacyModel, method: str = "auto", *, seed: int
     return plan, None
 
 
-def implied_k(model: PrivacyModel) -> int:
-    """The smallest class size any release satisfying ``model`` must have.
-
-    k-anonymity gives ``k``, p-sensitive k-anonymity ``max(k, p)``; every l-diversity
-    variant needs at least ``l`` rows per class; t-closeness alone gives 1. So k-anonymity
-    lower bounds with this ``k`` are lower bounds for ``model`` too.
-    """
-    parts = getattr(model, "models", None) or getattr(model, "parts", None)
-    if parts:
-        return max(implied_k(p) for p in parts)
-    k = getattr(model, "k", None) or 1
-    l = getattr(model, "l", None) or 1
-    p = getattr(model, "p", None) or 1  # p distinct sensitive values need >= p rows
-    return max(int(k), int(p), math.ceil(float(l)))
-
-
 def lower_bounds(rt: RowTypes, model: PrivacyModel, progress: Progress | None = None
                  ) -> dict[str, int]:
     """Proven lower bounds on the optimal number of stars (see docs/algorithms/lower-bounds):
@@ -130,11 +114,11 @@ def lower_bounds(rt: RowTypes, model: PrivacyModel, progress: Progress | None = 
     if k > 1:
         out.update(k_anonymity_lower_bounds(rt, k, progress=progress))
         out.pop("best", None)
-    t_parts = [m for m in _parts(model) if isinstance(m, TCloseness)]
+    t_parts = [m for m in parts(model) if isinstance(m, TCloseness)]
     for m in t_parts:
         for name, v in t_closeness_lower_bounds(rt, m, k=k, progress=progress).items():
             out[name] = max(out.get(name, 0), v)
-    out.update(diversity_lower_bounds(rt, _parts(model)))
+    out.update(diversity_lower_bounds(rt, parts(model)))
     lp = lp_lower_bound(rt, model, progress=progress)
     if lp is not None:
         out["lp"] = lp
@@ -163,11 +147,6 @@ def lp_lower_bound(rt: RowTypes, model: PrivacyModel, progress: Progress | None 
         cg = column_generation(rt, rel, progress=progress or silent)
         best = cg.bound if best is None else max(best, cg.bound)
     return best
-
-
-def _parts(model: PrivacyModel) -> list[PrivacyModel]:
-    parts = getattr(model, "models", None) or getattr(model, "parts", None)
-    return [q for p in parts for q in _parts(p)] if parts else [model]
 
 
 def anonymize(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -56,3 +57,26 @@ class AllOf:
     def check_feasible(self, overall: NDArray[np.int64], values: Sequence[object]) -> None:
         for m in self.models:
             m.check_feasible(overall, values)
+
+
+def parts(model: PrivacyModel) -> list[PrivacyModel]:
+    """The models a conjunction holds, flattened (``[model]`` for a single model)."""
+    inner = getattr(model, "models", None) or getattr(model, "parts", None)
+    return [q for p in inner for q in parts(p)] if inner else [model]
+
+
+def implied_k(model: PrivacyModel) -> int:
+    """The smallest class size any release satisfying ``model`` must have.
+
+    k-anonymity gives ``k``, p-sensitive k-anonymity ``max(k, p)``; every l-diversity
+    variant needs at least ``l`` rows per class; t-closeness alone gives 1. So k-anonymity
+    lower bounds with this ``k`` are lower bounds for ``model`` too.
+    """
+    inner = getattr(model, "models", None) or getattr(model, "parts", None)
+    if inner:
+        return max(implied_k(p) for p in inner)
+    k = getattr(model, "k", None) or 1
+    l = getattr(model, "l", None) or 1
+    p = getattr(model, "p", None) or 1  # p distinct sensitive values need >= p rows
+    return max(int(k), int(p), math.ceil(float(l)))
+

@@ -13,15 +13,15 @@ import numpy as np
 from starmin.algorithms.heuristic._merge_state import Judge
 from starmin.data.rowtypes import RowTypes
 from starmin.models.base import PrivacyModel
+from starmin.models.combine import implied_k
 from starmin.transform.plan import Guarantee, ReleasePlan
 
 
 def start_size(model: PrivacyModel, rt: RowTypes, judge: Judge) -> int:
     """The class size the start aims at: the model's implied ``k``
-    (:func:`starmin.api.implied_k`), or more when the smallest class shaped like the whole
-    table that satisfies the model is larger -- for ``n = 1, 2, ...`` the counts ``n q``
+    (:func:`starmin.models.combine.implied_k`), or more when the smallest class shaped like
+    the whole table that satisfies the model is larger -- for ``n = 1, 2, ...`` the counts ``n q``
     (``q`` the table's distribution over sensitive keys) rounded by largest remainders."""
-    from starmin.api import implied_k
 
     q = rt.counts.sum(axis=0) / max(rt.n, 1)
     sizes = np.arange(1, min(rt.n, 4096) + 1)

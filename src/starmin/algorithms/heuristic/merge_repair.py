@@ -14,11 +14,11 @@ worst case one class, the whole table, is left). Every release is judged once mo
 Algorithm (each class is released as its suppressor, Liang & Yuan Sec. 2).
 
 1. *Start* (:mod:`._start`). The class size ``k`` the model needs: its implied ``k``
-   (:func:`starmin.api.implied_k`: ``k``, ``p``, ``l``, their maximum for a conjunction), or
-   more when the smallest class with the whole table's mix of sensitive values that satisfies
-   the model is larger (t-closeness). Pattern-packing's k-anonymous classes for that ``k``
-   (:mod:`.pattern_packing`), the row types for ``k = 1``. A row type that several classes
-   share deals its sensitive values evenly among them.
+   (:func:`starmin.models.combine.implied_k`: ``k``, ``p``, ``l``, their maximum for a
+   conjunction), or more when the smallest class with the whole table's mix of sensitive
+   values that satisfies the model is larger (t-closeness). Pattern-packing's k-anonymous
+   classes for that ``k`` (:mod:`.pattern_packing`), the row types for ``k = 1``. A row type
+   that several classes share deals its sensitive values evenly among them.
 2. *Repair.* While some class violates the model (:func:`starmin.models.apply.holds` on the
    classes' ``(g, s)`` key counts), the smallest violating class ``A`` takes the cheapest of
    three steps, priced in added stars per repaired class:

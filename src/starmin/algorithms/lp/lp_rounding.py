@@ -33,6 +33,7 @@ from starmin.data.rowtypes import RowTypes
 from starmin.errors import InvalidInput
 from starmin.models.apply import check_feasible, holds
 from starmin.models.base import PrivacyModel
+from starmin.models.combine import implied_k, parts
 from starmin.transform.plan import Guarantee, ReleasePlan, suppressor
 
 NAME = "lp-rounding"
@@ -48,12 +49,11 @@ _OPTIONS = {"max_rounds", "max_patterns", "node_limit", "bounds"}
 
 
 def supports(model: PrivacyModel, rt: RowTypes) -> str | None:
-    from starmin.api import _parts
     from starmin.models.k_anonymity import KAnonymity
     from starmin.models.l_diversity import LDiversity, RecursiveCLDiversity
     from starmin.models.t_closeness import TCloseness
 
-    for part in _parts(model):
+    for part in parts(model):
         if not isinstance(part, KAnonymity | LDiversity | RecursiveCLDiversity | TCloseness):
             return f"{part.name} is not linear in the LP core yet"
         if isinstance(part, TCloseness) and not any(
@@ -74,8 +74,6 @@ def combined(model: PrivacyModel, rt: RowTypes) -> Relaxation:
     caps = [r for r in rels if r.cap is not None]
     ts = [r for r in rels if r.t is not None]
     base = ts[0] if ts else (caps[0] if caps else Relaxation("k"))
-    from starmin.api import implied_k
-
     cap = min((r.cap for r in caps if r.cap is not None), default=None)
     if len(ts) > 1:
         raise InvalidInput("lp-rounding takes one t-closeness model at a time")

@@ -35,6 +35,7 @@ from numpy.typing import NDArray
 
 from starmin.data.rowtypes import RowTypes
 from starmin.models.base import PrivacyModel
+from starmin.models.combine import implied_k, parts
 
 FloatArray = NDArray[np.float64]
 
@@ -78,14 +79,12 @@ class Relaxation:
 
 def relaxations(model: PrivacyModel, rt: RowTypes) -> list[Relaxation]:
     """The relaxations of ``model`` the LP core can price (see the module docstring)."""
-    from starmin.api import _parts, implied_k
     from starmin.models.l_diversity import LDiversity, RecursiveCLDiversity
     from starmin.models.t_closeness import TCloseness
 
     k = implied_k(model)
-    parts = _parts(model)
     out: list[Relaxation] = []
-    for part in parts:
+    for part in parts(model):
         for a in range(len(rt.sensitive)):
             if isinstance(part, LDiversity):
                 out.append(_capped(rt, a, f"frequency 1/{part.l}", 1.0 / part.l, k))
