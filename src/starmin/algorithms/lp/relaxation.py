@@ -57,7 +57,10 @@ class Cuts:
 class Relaxation:
     """One homogeneous relaxation of the model for a class (see the module docstring).
 
-    ``column``: the sensitive column ``cap``/``t`` read (index into ``rt.sensitive``);
+    ``distinct``: every class holds at least this many values of the column (distinct l,
+    p-sensitivity); only the exact MILP (:mod:`.milp_exact`) states it, with binary
+    indicators, and pricing ignores it (a valid relaxation still).
+    ``column``: the sensitive column ``cap``/``distinct``/``t`` read (index into ``rt.sensitive``);
     ``value_of_key``: ``(s,)`` the column's value of each sensitive key; ``p``: the table's
     distribution over the column's values; ``d``: ``(r, r)`` ground distances."""
 
@@ -65,6 +68,7 @@ class Relaxation:
     k: int = 1
     column: int | None = None
     cap: float | None = None
+    distinct: int = 0
     t: float | None = None
     cuts: Cuts | None = None
     d: FloatArray | None = None
@@ -152,13 +156,20 @@ def ground_distances(distance: object, values: tuple[object, ...]) -> FloatArray
 
 def _tree_cuts(d: FloatArray, H: int) -> Cuts:
     """The nodes of a hierarchy of height ``H`` (below the root) as cuts of weight
-    ``1/(2H)``: the node of level ``h`` holding value ``u`` is ``{w : d(u, w) <= h/H}``."""
+    ``1/(2H)``: the node of level ``h`` holding value ``u`` is ``{w : d(u, w) <= h/H}``.
+
+    A node and its only child holding table values are the same cut (``{c}`` for a node
+    ``cd`` when ``d`` is absent from the table) but two edges of the tree, each crossed by the
+    same mass: such a cut gets the sum of their weights, so the EMD is exact, not only a
+    lower bound."""
     r = d.shape[0]
     sets: dict[bytes, NDArray[np.float64]] = {}
+    weight: dict[bytes, float] = {}
     for h in range(H):
         close = d <= h / H + 1e-12
-        for u in range(r):
-            row = close[u].astype(np.float64)
-            sets.setdefault(row.tobytes(), row)
+        nodes = {close[u].astype(np.float64).tobytes(): close[u] for u in range(r)}
+        for key, row in nodes.items():  # one per node of level h that holds a table value
+            sets.setdefault(key, row.astype(np.float64))
+            weight[key] = weight.get(key, 0.0) + 1.0 / (2 * H)
     member = np.array(list(sets.values())) if sets else np.zeros((0, r))
-    return Cuts(member, np.full(len(member), 1.0 / (2 * H)))
+    return Cuts(member, np.array([weight[k] for k in sets], dtype=np.float64))
