@@ -26,15 +26,15 @@ from typing import Any
 import numpy as np
 
 from starmin.algorithms.base import Algorithm, Progress, silent
-from starmin.algorithms.lp.colgen import column_generation
+from starmin.algorithms.lp.colgen import ColumnGeneration, column_generation
 from starmin.algorithms.lp.relaxation import Relaxation, relaxations
-from starmin.algorithms.lp.rounding import round_lp
+from starmin.algorithms.lp.rounding import Group, groups_of, merge_failing, round_lp
 from starmin.data.rowtypes import RowTypes
 from starmin.errors import InvalidInput
-from starmin.models.apply import check_feasible, holds
+from starmin.models.apply import check_feasible
 from starmin.models.base import PrivacyModel
 from starmin.models.combine import implied_k, parts
-from starmin.transform.plan import Guarantee, ReleasePlan, suppressor
+from starmin.transform.plan import Guarantee, ReleasePlan
 
 NAME = "lp-rounding"
 MAX_T_IN = 50_000
@@ -106,13 +106,9 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     if not rels:
         return _one_class_per_type(rt)
     rel = primary(rels)
-    cg = column_generation(rt, rel, max_rounds=int(options.get("max_rounds", 60)),
-                           max_patterns=int(options.get("max_patterns", 5000)), progress=say)
-    full = combined(model, rt)
-    x = round_lp(cg.pairs, full, cg.blocks, cg.lp.x,
-                 node_limit=int(options.get("node_limit", 2000)))
-    groups = _groups(cg, x)
-    groups = _repair(rt, model, groups)
+    cg, groups = rounded(rt, model, rel, max_rounds=int(options.get("max_rounds", 60)),
+                         max_patterns=int(options.get("max_patterns", 5000)),
+                         node_limit=int(options.get("node_limit", 2000)), progress=say)
     plan = ReleasePlan.from_groups(
         rt, groups, NAME, GUARANTEE, lower_bound=cg.bound,
         certificate={"lp_value": round(cg.lp_value, 6), "lp_bound": cg.bound,
@@ -122,61 +118,14 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     return plan
 
 
-Group = tuple[np.ndarray, np.ndarray, np.ndarray]
-
-
-def _groups(cg: Any, x: np.ndarray) -> list[Group]:
-    live = x > 0.5
-    bo = cg.blocks.block_of[live]
-    po = cg.blocks.pair_of[live]
-    cnt = x[live].astype(np.int64)
-    out: list[Group] = []
-    order = np.argsort(bo, kind="stable")
-    bo, po, cnt = bo[order], po[order], cnt[order]
-    cuts = np.nonzero(np.diff(bo))[0] + 1
-    for ps, cs in zip(np.split(po, cuts), np.split(cnt, cuts), strict=True):
-        if len(ps):
-            out.append((cg.pairs.type_of[ps], cg.pairs.key_of[ps], cs))
-    return out
-
-
-def _repair(rt: RowTypes, model: PrivacyModel, groups: list[Group]) -> list[Group]:
-    """Merge failing classes away (step 4 of :mod:`.rounding`)."""
-    def counts(gr: Group) -> np.ndarray:
-        kc = np.zeros(rt.s, dtype=np.int64)
-        np.add.at(kc, gr[1], gr[2])
-        return kc
-
-    def cost(gr: Group) -> int:
-        sup = suppressor(rt.codes[np.unique(gr[0])])
-        return int(gr[2].sum()) * int((sup < 0).sum())
-
-    while groups:
-        ok = holds(model, rt, np.array([counts(g) for g in groups]))
-        if ok.all():
-            return groups
-        a = int(np.nonzero(~ok)[0][0])
-        best: tuple[int, int, int] | None = None
-        for b in range(len(groups)):
-            if b == a:
-                continue
-            u = _union(groups[a], groups[b])
-            passes = bool(holds(model, rt, counts(u)[None, :])[0])
-            extra = cost(u) - cost(groups[a]) - cost(groups[b])
-            key = (0 if passes else 1, extra, b)
-            if best is None or key < best:
-                best = key
-        if best is None:
-            return groups  # the whole table is one class and fails: infeasible, caught earlier
-        b = best[2]
-        merged = _union(groups[a], groups[b])
-        groups = [g for i, g in enumerate(groups) if i not in (a, b)] + [merged]
-    return groups
-
-
-def _union(a: Group, b: Group) -> Group:
-    return (np.concatenate([a[0], b[0]]), np.concatenate([a[1], b[1]]),
-            np.concatenate([a[2], b[2]]))
+def rounded(rt: RowTypes, model: PrivacyModel, rel: Relaxation, *, max_rounds: int = 60,
+            max_patterns: int = 5000, node_limit: int = 2000,
+            progress: Progress = silent) -> tuple[ColumnGeneration, list[Group]]:
+    """Column generation on ``rel``, then rounding and repair: the LP and the classes."""
+    cg = column_generation(rt, rel, max_rounds=max_rounds, max_patterns=max_patterns,
+                           progress=progress)
+    x = round_lp(cg.pairs, combined(model, rt), cg.blocks, cg.lp.x, node_limit=node_limit)
+    return cg, merge_failing(rt, model, groups_of(cg.pairs, cg.blocks, x))
 
 
 def _one_class_per_type(rt: RowTypes) -> ReleasePlan:

@@ -8,6 +8,8 @@ Variables, per output vector (a *block* ``b``, released with ``stars(b)`` stars 
 * coverage, one per pair: ``sum_b x(b, p) = c(p)`` (its duals price new blocks);
 * ``k``: ``x(b, p) <= c(p) y(b)``, ``sum_p x(b, p) >= k y(b)``;
 * ``cap``: ``sum_{p of value u} x(b, p) <= cap n(b)`` for each value ``u`` of the block;
+* ``distinct`` (MILP only): binaries ``z(b, u) <= sum_{p of value u} x(b, p)`` and
+  ``sum_u z(b, u) >= distinct y(b)``;
 * ``t``: ``w(b, C) >= |x(b, C) - p(C) n(b)|`` for every cut ``C`` (one-sided, values of the
   block only, for the equal distance) and ``sum_C weight(C) w(b, C) <= t n(b)``.
 
@@ -96,12 +98,21 @@ def build(pairs: Pairs, rel: Relaxation, blocks: Blocks) -> Program:
         b_ub.append(np.zeros(count))
         return idx
 
-    if rel.k > 1:
+    if rel.k > 1 or rel.distinct > 0:
         y = new_vars(B, 1.0, True)
         r1 = ub_rows(X)  # x - c y <= 0
         ub += [(r1, xi, np.ones(X)), (r1, y[bo], -cnt)]
         r2 = ub_rows(B)  # k y - sum x <= 0
-        ub += [(r2, y, np.full(B, float(rel.k))), (r2[bo], xi, -np.ones(X))]
+        ub += [(r2, y, np.full(B, float(max(rel.k, 1)))), (r2[bo], xi, -np.ones(X))]
+    if rel.distinct > 0:  # z(b, u) <= sum of x(b, p) of value u; sum_u z(b, u) >= l y(b)
+        u = rel.value_of_key[pairs.key_of[po]]
+        combo, row_of_x = np.unique(bo * rel.r + u, return_inverse=True)
+        z = new_vars(len(combo), 1.0, True)
+        rz = ub_rows(len(combo))
+        ub += [(rz, z, np.ones(len(combo))), (rz[row_of_x.reshape(-1)], xi, -np.ones(X))]
+        rl = ub_rows(B)
+        ub += [(rl[combo // rel.r], z, -np.ones(len(combo))),
+               (rl, y, np.full(B, float(rel.distinct)))]
     if rel.cap is not None or rel.t is not None:
         n = new_vars(B, np.inf, True)
         re = np.arange(n_eq, n_eq + B, dtype=np.int64)  # sum x - n = 0
@@ -209,6 +220,7 @@ class MILPSolution:
     dual_bound: float | None
     optimal: bool
     message: str
+    infeasible: bool = False
 
 
 def solve_milp(prog: Program, *, node_limit: int | None = None, gap: float = 0.0,
@@ -234,4 +246,4 @@ def solve_milp(prog: Program, *, node_limit: int | None = None, gap: float = 0.0
     dual = getattr(res, "mip_dual_bound", None)
     return MILPSolution(None if res.x is None else float(res.fun), x,
                         None if dual is None else float(dual), res.status == 0,
-                        str(res.message))
+                        str(res.message), res.status == 2)

@@ -24,6 +24,10 @@ import numpy as np
 from starmin.algorithms.lp.master import Blocks, MILPSolution, build, solve_milp
 from starmin.algorithms.lp.pairs import Pairs
 from starmin.algorithms.lp.relaxation import FloatArray, Relaxation
+from starmin.data.rowtypes import RowTypes
+from starmin.models.apply import holds
+from starmin.models.base import PrivacyModel
+from starmin.transform.plan import suppressor
 
 
 def round_lp(pairs: Pairs, rel: Relaxation, blocks: Blocks, x: FloatArray, *,
@@ -42,3 +46,57 @@ def round_lp(pairs: Pairs, rel: Relaxation, blocks: Blocks, x: FloatArray, *,
     if sol.x is None:
         raise RuntimeError(f"the rounding MILP found no integer solution ({sol.message})")
     return np.round(sol.x)
+
+
+Group = tuple[np.ndarray, np.ndarray, np.ndarray]
+"""One class: ``(type_idx, key_idx, count)`` arrays (as :meth:`ReleasePlan.from_groups`)."""
+
+
+def groups_of(pairs: Pairs, blocks: Blocks, x: FloatArray) -> list[Group]:
+    """The classes of an integral ``x(b, p)``: one per block with rows (step 3)."""
+    live = x > 0.5
+    bo, po, cnt = blocks.block_of[live], blocks.pair_of[live], x[live].astype(np.int64)
+    order = np.argsort(bo, kind="stable")
+    bo, po, cnt = bo[order], po[order], cnt[order]
+    cuts = np.nonzero(np.diff(bo))[0] + 1
+    return [(pairs.type_of[ps], pairs.key_of[ps], cs)
+            for ps, cs in zip(np.split(po, cuts), np.split(cnt, cuts), strict=True) if len(ps)]
+
+
+def merge_failing(rt: RowTypes, model: PrivacyModel, groups: list[Group]) -> list[Group]:
+    """Merge failing classes away (step 4 of the module docstring)."""
+    def counts(gr: Group) -> np.ndarray:
+        kc = np.zeros(rt.s, dtype=np.int64)
+        np.add.at(kc, gr[1], gr[2])
+        return kc
+
+    def cost(gr: Group) -> int:
+        sup = suppressor(rt.codes[np.unique(gr[0])])
+        return int(gr[2].sum()) * int((sup < 0).sum())
+
+    while groups:
+        ok = holds(model, rt, np.array([counts(g) for g in groups]))
+        if ok.all():
+            return groups
+        a = int(np.nonzero(~ok)[0][0])
+        best: tuple[int, int, int] | None = None
+        for b in range(len(groups)):
+            if b == a:
+                continue
+            u = _union(groups[a], groups[b])
+            passes = bool(holds(model, rt, counts(u)[None, :])[0])
+            extra = cost(u) - cost(groups[a]) - cost(groups[b])
+            key = (0 if passes else 1, extra, b)
+            if best is None or key < best:
+                best = key
+        if best is None:
+            return groups  # the whole table is one class and fails: infeasible, caught earlier
+        b = best[2]
+        merged = _union(groups[a], groups[b])
+        groups = [g for i, g in enumerate(groups) if i not in (a, b)] + [merged]
+    return groups
+
+
+def _union(a: Group, b: Group) -> Group:
+    return (np.concatenate([a[0], b[0]]), np.concatenate([a[1], b[1]]),
+            np.concatenate([a[2], b[2]]))
