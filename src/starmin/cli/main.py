@@ -160,7 +160,9 @@ def cmd_anonymize(ns: argparse.Namespace) -> int:
     release = anonymize(src, ns.qi, ns.sensitive, identifiers=ns.identifiers,
                         method=ns.method, seed=ns.seed, progress=say, **model_params(ns))
     report = release.report.with_source(src)
-    write_table_pair(release.frame, target, report, release.separator, html=render(report))
+    say("drawing the report page's plots")
+    page = render(report)
+    write_table_pair(release.frame, target, report, release.separator, html=page)
     print(summary(report, written=str(out)))
     return EXIT_OK
 
