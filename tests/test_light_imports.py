@@ -68,7 +68,8 @@ def test_public_names_still_import() -> None:
     assert not mods & NEVER
 
 
-@pytest.mark.parametrize("argv", [("--help",), ("verify", "--help"), ("info", "--help")])
+@pytest.mark.parametrize("argv", [("--help",), ("verify", "--help"), ("info", "--help"),
+                                  ("report", "--help")])
 def test_help_loads_no_arrays_nor_solvers(argv: tuple[str, ...]) -> None:
     assert not cli(*argv) & (NEVER | ARRAYS)
 

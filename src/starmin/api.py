@@ -25,6 +25,7 @@ from starmin.io.tables import read_table
 from starmin.models.apply import check_feasible
 from starmin.models.base import PrivacyModel
 from starmin.models.combine import implied_k, parts
+from starmin.report.record import Report
 from starmin.transform.plan import ReleasePlan
 
 
@@ -35,27 +36,32 @@ class Release:
     ``table`` comes back in the kind the data came in: a pandas DataFrame for pandas, a pyarrow
     Table for pyarrow, a polars DataFrame (or LazyFrame) for polars, and a polars DataFrame for
     a file path or a bundled sample. :meth:`write` writes the release and its report.
+    ``report`` is the typed :class:`~starmin.report.record.Report`, also readable as a mapping
+    over its JSON form (``release.report["stars"]``).
     """
 
     table: Any
     plan: ReleasePlan
     verification: Any
-    report: dict[str, Any]
+    report: Report
     frame: pl.DataFrame = field(repr=False)
     """The release as a polars DataFrame (what :meth:`write` writes)."""
     separator: str = ","
     """The CSV separator :meth:`write` uses: the input file's, else ``,``."""
 
     def write(self, path: str | os.PathLike[str]) -> Path:
-        """Write the release to ``path`` (``.csv``, ``.tsv`` or ``.parquet``) and its report to
-        ``path + ".report.json"``, as a pair: both are written to temporary files and renamed
-        into place only when both are complete, so on any failure neither exists. Returns the
-        release path. Raises :class:`~starmin.errors.InvalidInput` for an unknown suffix, a
-        folder, an unwritable folder or columns CSV cannot hold, before writing anything."""
+        """Write the release to ``path`` (``.csv``, ``.tsv`` or ``.parquet``), its report to
+        ``path + ".report.json"`` and the report's HTML page to ``path + ".report.html"``,
+        together: all are written to temporary files and renamed into place only when all are
+        complete, so on any failure none exists. Returns the release path. Raises
+        :class:`~starmin.errors.InvalidInput` for an unknown suffix, a folder, an unwritable
+        folder or columns CSV cannot hold, before writing anything."""
         from starmin.io.output import check_output, write_table_pair
+        from starmin.report.html import render
 
         target = check_output(path, flag="path")
-        write_table_pair(self.frame, target, self.report, self.separator, flag="path")
+        write_table_pair(self.frame, target, self.report, self.separator, flag="path",
+                         html=render(self.report))
         return target.path
 
 
@@ -167,7 +173,7 @@ def anonymize(
     independent verifier (which never happens unless an algorithm is wrong).
     """
     from starmin import model_params as P
-    from starmin.report.record import build_report
+    from starmin.report.build import build_report
     from starmin.verifier import verify
 
     P.check_call("anonymize", params, method, seed, progress)  # all before data is read

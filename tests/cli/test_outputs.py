@@ -135,12 +135,13 @@ def test_pair_written_with_umask_permissions(census_csv: Path, tmp_path: Path) -
                          "-o", str(out)]) == 0
         finally:
             os.umask(old)
-        for p in (out, Path(f"{out}.report.json")):
+        for p in (out, Path(f"{out}.report.json"), Path(f"{out}.report.html")):
             assert p.stat().st_mode & 0o777 == mode, (oct(mask), p)
-        assert _files(out.parent) == {"rel.csv", "rel.csv.report.json"}  # no temporaries
+        assert _files(out.parent) == {"rel.csv", "rel.csv.report.json",
+                                      "rel.csv.report.html"}  # no temporaries
 
 
-@pytest.mark.parametrize("fail_at", [1, 2])
+@pytest.mark.parametrize("fail_at", [1, 2, 3])
 def test_neither_file_when_a_rename_fails(census_csv: Path, tmp_path: Path, fail_at: int,
                                           monkeypatch: pytest.MonkeyPatch,
                                           capsys: pytest.CaptureFixture[str]) -> None:

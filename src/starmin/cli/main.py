@@ -1,4 +1,4 @@
-"""``starmin``: anonymize, verify, info, methods."""
+"""``starmin``: anonymize, verify, info, methods, report."""
 
 from __future__ import annotations
 
@@ -80,8 +80,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "the portfolio of the methods marked [auto], fewest stars wins)")
     a.add_argument("--seed", type=int, default=0, help="seed for every random choice")
     a.add_argument("-o", "--output", help="release file (.csv, .tsv or .parquet); the report "
-                   "goes to OUTPUT.report.json; both are written as a pair, or neither "
-                   "(default: out/<input>.anon.csv)")
+                   "goes to OUTPUT.report.json and its HTML page to OUTPUT.report.html; all "
+                   "are written together, or none (default: out/<input>.anon.csv)")
 
     v = sub.add_parser("verify", help="check a (released) table: exit 0 if every model "
                        "holds, 1 if one fails, 2 on bad input", parents=[quiet])
@@ -99,6 +99,12 @@ def build_parser() -> argparse.ArgumentParser:
                         "(repeatable; needs --sensitive; default: none)")
 
     sub.add_parser("methods", help="list the algorithms and their guarantees", parents=[quiet])
+
+    r = sub.add_parser("report", help="render a release's report (OUT.report.json) as a "
+                       "self-contained HTML page", parents=[quiet])
+    r.add_argument("report", help="the OUT.report.json that anonymize wrote beside a release")
+    r.add_argument("-o", "--output", help="HTML file to write (default: the report's path "
+                   "with .json replaced by .html, i.e. OUT.report.html)")
     return parser
 
 
@@ -148,14 +154,62 @@ def cmd_anonymize(ns: argparse.Namespace) -> int:
     _check_passthrough_format(src, ns, target)
     from starmin.api import anonymize
     from starmin.io.output import write_table_pair
+    from starmin.report.html import render
     from starmin.report.text import summary
 
     release = anonymize(src, ns.qi, ns.sensitive, identifiers=ns.identifiers,
                         method=ns.method, seed=ns.seed, progress=say, **model_params(ns))
-    release.report["input"]["source"] = src
-    write_table_pair(release.frame, target, release.report, release.separator)
-    print(summary(release.report, written=str(out)))
+    report = release.report.with_source(src)
+    say("drawing the report page's plots")
+    page = render(report)
+    write_table_pair(release.frame, target, report, release.separator, html=page)
+    print(summary(report, written=str(out)))
     return EXIT_OK
+
+
+def cmd_report(ns: argparse.Namespace) -> int:
+    """Re-render a report's HTML page from its JSON file (no table needed)."""
+    from starmin.io.output import write_text
+    from starmin.report.html import render
+    from starmin.report.record import Report
+
+    src = Path(ns.report)
+    if not src.is_file():
+        raise InvalidInput(f"cannot read the report {src}: "
+                           + ("it is a folder" if src.is_dir() else "no such file")
+                           + "; give the OUT.report.json written beside a release")
+    out = Path(ns.output) if ns.output else _html_beside(src)
+    if out.suffix.lower() not in (".html", ".htm"):
+        raise InvalidInput(f"cannot write {out}: an HTML page needs a name ending in .html; "
+                           "give -o a file name such as report.html")
+    if out.is_dir():
+        raise InvalidInput(f"cannot write the page to {out}: it is a folder; give -o a file "
+                           "name in it")
+    if out.exists() and os.path.samefile(out, src):
+        raise InvalidInput(f"the output {out} is the report itself: choose another -o path")
+    try:
+        data = json.loads(src.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise InvalidInput(f"{src} is not a text file: give the OUT.report.json written "
+                           "beside a release") from None
+    except json.JSONDecodeError as exc:
+        raise InvalidInput(f"{src} is not JSON ({exc.msg} at line {exc.lineno}, column "
+                           f"{exc.colno}): give the OUT.report.json written beside a "
+                           "release") from None
+    page = render(Report.from_dict(data))
+    if not out.parent.is_dir():
+        raise InvalidInput(f"cannot write {out}: the folder {out.parent} does not exist; "
+                           "create it or choose another -o path")
+    write_text(out, page)
+    print(f"written {out}")
+    return EXIT_OK
+
+
+def _html_beside(report: Path) -> Path:
+    """``OUT.report.json`` -> ``OUT.report.html`` (any other name: ``NAME.html``)."""
+    name = report.name
+    return report.with_name(name[:-5] + ".html" if name.lower().endswith(".json")
+                            else name + ".html")
 
 
 def _check_passthrough_format(src: str, ns: argparse.Namespace, target: Any) -> None:
@@ -176,11 +230,11 @@ def _check_passthrough_format(src: str, ns: argparse.Namespace, target: Any) -> 
 
 
 def _never_overwrite(src: str, out: Path) -> None:
-    """Refuse an output (release or report) that is the input file itself."""
+    """Refuse an output (release, report or its HTML page) that is the input file itself."""
     if src.startswith("sample:"):
         return
     inp = Path(src).resolve()
-    for target in (out, Path(f"{out}.report.json")):
+    for target in (out, Path(f"{out}.report.json"), Path(f"{out}.report.html")):
         if target.resolve() == inp or (target.exists() and inp.exists()
                                        and os.path.samefile(target, inp)):
             raise InvalidInput(f"the output {target} is the input file {src}: choose another "
@@ -269,9 +323,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(_methods_text())
             return EXIT_OK
         with command_line():  # messages name flags (--k 5), not Python parameters (k=5)
-            _defaults(ns)
-            code = {"anonymize": cmd_anonymize, "verify": cmd_verify, "info": cmd_info}[
-                ns.command](ns)
+            if ns.command != "report":
+                _defaults(ns)
+            code = {"anonymize": cmd_anonymize, "verify": cmd_verify, "info": cmd_info,
+                    "report": cmd_report}[ns.command](ns)
         if argv is None and ns.command == "verify":  # the `starmin` program, not a caller
             _exit_now(code)
         return code

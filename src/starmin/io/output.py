@@ -4,11 +4,12 @@
 path that is a folder, a folder that cannot be written, or a format that cannot hold the data
 is refused with one :class:`~starmin.errors.InvalidInput` naming the problem and the fix.
 
-:func:`write_pair` writes the release and its report (``OUT.report.json``) to temporary files
-beside their targets and renames them into place only when both are complete. On any failure,
-``KeyboardInterrupt`` included, neither target exists afterwards (a release already renamed is
-removed again) and folders the call created are removed. Files get the permissions the
-process umask gives (``0o666 & ~umask``), like any file the user creates.
+:func:`write_pair` writes the release, its report (``OUT.report.json``) and, when given, the
+report's HTML page (``OUT.report.html``) to temporary files beside their targets and renames
+them into place only when all are complete. On any failure, ``KeyboardInterrupt`` included,
+no target exists afterwards (files already renamed are removed again) and folders the call
+created are removed. Files get the permissions the process umask gives (``0o666 & ~umask``),
+like any file the user creates.
 """
 
 from __future__ import annotations
@@ -27,19 +28,22 @@ FORMATS = {".csv": "csv", ".tsv": "csv", ".parquet": "parquet", ".pq": "parquet"
 """Output suffix -> format. ``.tsv`` is CSV with a tab separator."""
 
 REPORT_SUFFIX = ".report.json"
+HTML_SUFFIX = ".report.html"
 
 
 @dataclass(frozen=True)
 class OutputTarget:
-    """A checked output: the release path, its report path and the file format."""
+    """A checked output: the release path, its report path, the file format and the path
+    of the report's HTML page."""
 
     path: Path
     report: Path
     format: str
+    html: Path | None = None
 
     @property
-    def paths(self) -> tuple[Path, Path]:
-        return self.path, self.report
+    def paths(self) -> tuple[Path, ...]:
+        return (self.path, self.report) + ((self.html,) if self.html is not None else ())
 
 
 def report_path(out: str | os.PathLike[str]) -> Path:
@@ -47,12 +51,18 @@ def report_path(out: str | os.PathLike[str]) -> Path:
     return Path(f"{out}{REPORT_SUFFIX}")
 
 
+def html_path(out: str | os.PathLike[str]) -> Path:
+    """The report's HTML page written beside a release: ``OUT.report.html``."""
+    return Path(f"{out}{HTML_SUFFIX}")
+
+
 def check_output(out: str | os.PathLike[str], *, flag: str = "-o") -> OutputTarget:
-    """Check that a release can be written to ``out`` (and its report beside it).
+    """Check that a release can be written to ``out`` (and its report and HTML page beside it).
 
     ``flag`` names the option in the fix ("-o" for the CLI, "path" for the API). Nothing is
-    created. Raises :class:`InvalidInput` for an unknown suffix, a path (or report path) that
-    is a folder, and a folder that does not exist and cannot be created or cannot be written.
+    created. Raises :class:`InvalidInput` for an unknown suffix, a path (or report path, or
+    HTML path) that is a folder, and a folder that does not exist and cannot be created or
+    cannot be written.
     """
     path = Path(out)
     if path.is_dir():
@@ -63,12 +73,13 @@ def check_output(out: str | os.PathLike[str], *, flag: str = "-o") -> OutputTarg
         shown = f"suffix {path.suffix!r}" if path.suffix else "no suffix"
         raise InvalidInput(f"cannot write {path}: {shown} is not an output format; give {flag} a "
                            "file name ending in .csv, .tsv or .parquet")
-    rep = report_path(path)
-    if rep.is_dir():
-        raise InvalidInput(f"cannot write the report to {rep}: it is a folder; move it away or "
-                           f"give {flag} another file name")
+    rep, page = report_path(path), html_path(path)
+    for p in (rep, page):
+        if p.is_dir():
+            raise InvalidInput(f"cannot write the report to {p}: it is a folder; move it away "
+                               f"or give {flag} another file name")
     _check_folder(path.parent if str(path.parent) else Path("."), flag)
-    return OutputTarget(path, rep, FORMATS[suffix])
+    return OutputTarget(path, rep, FORMATS[suffix], page)
 
 
 def _check_folder(folder: Path, flag: str) -> None:
@@ -116,9 +127,17 @@ def _flat(dtype: Any) -> bool:
 
 
 def write_pair(target: OutputTarget, write_release: Callable[[Path], None],
-               report: Mapping[str, Any]) -> None:
-    """Write the release (through ``write_release(tmp_path)``) and the report as a pair."""
-    text = json.dumps(report, indent=2, default=str) + "\n"
+               report: Mapping[str, Any], html: str | None = None) -> None:
+    """Write the release (through ``write_release(tmp_path)``), the report (its ``as_dict()``
+    when it has one) and, if ``html`` is given, the HTML page to ``target.html``, all or
+    none."""
+    plain = report.as_dict() if hasattr(report, "as_dict") else dict(report)
+    text = json.dumps(plain, indent=2, default=str) + "\n"
+    sidecars = [(target.report, text)]
+    if html is not None:
+        if target.html is None:
+            raise ValueError("an HTML page needs an OutputTarget with an html path")
+        sidecars.append((target.html, html))
     created = _make_folders(target.path.parent)
     temps: list[Path] = []
     placed: list[Path] = []
@@ -126,10 +145,13 @@ def write_pair(target: OutputTarget, write_release: Callable[[Path], None],
         tmp_release = temp_beside(target.path)
         temps.append(tmp_release)
         write_release(tmp_release)
-        tmp_report = temp_beside(target.report)
-        temps.append(tmp_report)
-        tmp_report.write_text(text, encoding="utf-8")
-        for tmp, final in ((tmp_release, target.path), (tmp_report, target.report)):
+        moves = [(tmp_release, target.path)]
+        for final, content in sidecars:
+            tmp = temp_beside(final)
+            temps.append(tmp)
+            tmp.write_text(content, encoding="utf-8")
+            moves.append((tmp, final))
+        for tmp, final in moves:
             os.replace(tmp, final)
             placed.append(final)
     except BaseException:
@@ -140,8 +162,9 @@ def write_pair(target: OutputTarget, write_release: Callable[[Path], None],
 
 
 def write_table_pair(table: Any, target: OutputTarget, report: Mapping[str, Any],
-                     separator: str = ",", flag: str = "-o") -> None:
-    """Write a polars DataFrame and its report as a pair (CSV or Parquet by ``target``)."""
+                     separator: str = ",", flag: str = "-o", html: str | None = None) -> None:
+    """Write a polars DataFrame and its report (and HTML page, if given) together (CSV or
+    Parquet by ``target``)."""
     check_format(target, table.schema, flag)
     sep = "\t" if target.path.suffix.lower() == ".tsv" else separator
 
@@ -151,7 +174,19 @@ def write_table_pair(table: Any, target: OutputTarget, report: Mapping[str, Any]
         else:
             table.write_csv(tmp, separator=sep)
 
-    write_pair(target, write, report)
+    write_pair(target, write, report, html)
+
+
+def write_text(path: Path, content: str) -> None:
+    """Write one text file atomically: a temporary file beside it, renamed into place only
+    when complete (on any failure nothing is left)."""
+    tmp = temp_beside(path)
+    try:
+        tmp.write_text(content, encoding="utf-8")
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def temp_beside(path: Path) -> Path:
