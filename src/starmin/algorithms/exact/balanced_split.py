@@ -46,7 +46,7 @@ bounds this work before solving, from the histograms alone (:func:`work_bound`).
 
 Size limits: ``n <= 63`` rows, ``S <= 2^22`` sub-multisets, at most ``2^16`` distinct sensitive
 histograms, ``G <= 2 * 10^5`` good sub-tables and the bound on the per-state work
-``<= 2 * 10^8``; :func:`supports` names the limit that an instance exceeds.
+``<= 10^8``; :func:`supports` names the limit that an instance exceeds.
 
 References
 ----------
@@ -95,7 +95,7 @@ MAX_HISTOGRAMS = 2**16
 MAX_GOOD = 200_000
 """Largest number ``G`` of good sub-tables (feasible, with a feasible complement): the states
 the recursion may visit, each one Python step."""
-MAX_WORK = 2 * 10**8
+MAX_WORK = 10**8
 """Largest bound on the candidate parts the states look at (:func:`work_bound`)."""
 
 GUARANTEE = Guarantee(
@@ -409,11 +409,11 @@ class _Recursion:
         sa = T.size[A].astype(np.int64)
         rest_ok = (rest == 0) | T.good[rest]
         big = (2 * sa > s) & rest_ok & T.feas[A]
-        split = (4 * sa >= s) & (4 * sa <= 3 * s) & (rest != 0) & rest_ok & (2 * A < code)
+        split = (4 * sa >= s) & (4 * sa <= 3 * s) & (rest != 0) & rest_ok & (code > 2 * A)
         gb, rb = A[big], rest[big]
         ga, ra = A[split], rest[split]
-        todo = np.unique(np.concatenate([rb, ga, ra]))
-        for child in todo[self.opt[todo] < 0].tolist():
+        todo = np.concatenate([rb, ga, ra])
+        for child in np.unique(todo[self.opt[todo] < 0]).tolist():
             if self.opt[child] < 0:
                 self.solve(child)
         vb = T.cost[gb] + self.opt[rb]
@@ -508,7 +508,7 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     groups = _decode(rt, cell_t, cell_s, T, rec.groups(whole))
     plan = ReleasePlan.from_groups(
         rt, groups, NAME, GUARANTEE, lower_bound=opt,
-        certificate={"optimum": opt, "sub_tables": int(len(T.size)),
+        certificate={"optimum": opt, "sub_tables": len(T.size),
                      "good_sub_tables": int(T.good.sum()), "states_solved": rec.states,
                      "candidate_parts": rec.work, "groups": len(groups)})
     if plan.stars != opt or not holds(model, rt, plan.class_key_counts(rt.s)).all():
