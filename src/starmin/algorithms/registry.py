@@ -18,6 +18,8 @@ _MODULES = (
     "starmin.algorithms.exact.brute_force",
     "starmin.algorithms.exact.two_diversity_flow",
     "starmin.algorithms.exact.two_diversity_milp",
+    "starmin.algorithms.exact.two_diversity_simplex",
+    "starmin.algorithms.exact.balanced_split",
     "starmin.algorithms.lp.milp_exact",
     "starmin.algorithms.heuristic.pattern_packing",
     "starmin.algorithms.approx.m_approx",
