@@ -1,4 +1,4 @@
-"""``starmin``: anonymize, verify, info, methods."""
+"""``starmin``: anonymize, verify, info, methods, generate."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from starmin.cli.args import Parser, add_model_args, add_table_args, model_params, number, whole
+from starmin.cli.generate import add_parser as add_generate_parser
+from starmin.cli.generate import cmd_generate
 from starmin.errors import InvalidInput, StarminError, VerificationFailed, command_line
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
@@ -99,6 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "(repeatable; needs --sensitive; default: none)")
 
     sub.add_parser("methods", help="list the algorithms and their guarantees", parents=[quiet])
+    add_generate_parser(sub, [quiet])
     return parser
 
 
@@ -269,9 +272,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(_methods_text())
             return EXIT_OK
         with command_line():  # messages name flags (--k 5), not Python parameters (k=5)
-            _defaults(ns)
-            code = {"anonymize": cmd_anonymize, "verify": cmd_verify, "info": cmd_info}[
-                ns.command](ns)
+            if ns.command != "generate":  # no input table
+                _defaults(ns)
+            code = {"anonymize": cmd_anonymize, "verify": cmd_verify, "info": cmd_info,
+                    "generate": cmd_generate}[ns.command](ns)
         if argv is None and ns.command == "verify":  # the `starmin` program, not a caller
             _exit_now(code)
         return code
