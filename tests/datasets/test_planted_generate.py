@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ import pytest
 import starmin
 from starmin.datasets.planted import FAMILIES, generate, write
 from starmin.datasets.planted.instance import PlantedInstance
+from starmin.datasets.planted.transfer import threshold
 from starmin.errors import InvalidInput
 
 # (family, size, params): small and mid-size instances of every family
@@ -123,7 +125,7 @@ def test_recorded_parameters_and_model() -> None:
     ("xiao-lemma3", 3, {"values": 10}, "between l = 3 and 3n = 9"),
     ("meyerson-williams-thm3.1", 10, {}, "a multiple of k"),
     ("meyerson-williams-thm3.1", 6, {"k": 3, "t": 0.2}, "t=0.2: not a parameter of "
-     "meyerson-williams-thm3.1 (it takes k, edges)"),
+     "meyerson-williams-thm3.1 (it takes k, edges, model)"),
     ("bredereck-prop1", 10, {}, "a multiple of 4"),
     ("bredereck-thm1", 8, {"t_out": 1}, "t_out >= 2"),
     ("liang-yuan-thm33", 8, {}, "unknown family 'liang-yuan-thm33': did you mean "
@@ -183,3 +185,34 @@ def test_write_refuses_parquet(tmp_path: Path) -> None:
     with pytest.raises(InvalidInput, match="written as CSV"):
         write(generate("liang-yuan-thm3", 4), tmp_path / "x.parquet")
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(("k", "n", "t"), [(2, 4, "1/2"), (3, 6, "1/2"), (3, 9, "7/10"),
+                                           (4, 11, "7/10"), (5, 17, "71/100"),
+                                           (8, 12, "4/10")])
+def test_transfer_threshold_is_the_smallest_decimal_in_range(k: int, n: int, t: str) -> None:
+    # Liang & Yuan Lemma 1: a class of r rows is at EMD 1 - r/n; t-close iff r >= k needs
+    # 1 - k/n <= t < 1 - (k-1)/n
+    value = threshold(k, n)
+    assert value == Fraction(t)
+    assert Fraction(n - k, n) <= value < Fraction(n - k + 1, n)
+
+
+@pytest.mark.parametrize("model", ["l-diversity", "t-closeness"])
+def test_transfer_keeps_the_optimum_and_the_witness(model: str) -> None:
+    base = generate("bredereck-thm1", 12, seed=2)
+    inst = generate("bredereck-thm1", 12, seed=2, model=model)
+    assert inst.rows == tuple((*r, i + 1) for i, r in enumerate(base.rows))
+    assert inst.sensitive == ("SA",) and inst.qi == base.qi
+    assert inst.optimum.stars == base.optimum.stars and inst.witness == base.witness
+    assert inst.model_params == ({"l": 4} if model == "l-diversity" else {"t": 0.7})
+    passed, stars = release_stars(inst)
+    assert passed and stars == inst.optimum.stars
+
+
+def test_transfer_is_refused_where_it_does_not_apply() -> None:
+    with pytest.raises(InvalidInput, match="model='l-diversity': not a parameter of "
+                       "liang-yuan-thm6"):
+        generate("liang-yuan-thm6", 3, model="l-diversity")
+    with pytest.raises(InvalidInput, match="model='x' is out of range"):
+        generate("liang-yuan-thm3", 6, model="x")

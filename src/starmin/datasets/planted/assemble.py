@@ -124,6 +124,6 @@ def unused(family: str, given: dict[str, Any], takes: Sequence[str],
         when = f"only with {mode}" if plant else f"only without {mode} (when planting)"
         raise InvalidInput(f"{names}: {family} uses {'it' if len(extra) == 1 else 'them'} "
                            f"{when}; drop {'it' if len(extra) == 1 else 'them'}")
-    listed = ", ".join(flag(k, None).split(" ")[0].split("=")[0] for k in takes) or "none"
+    listed = ", ".join(param(k) for k in takes) or "none"
     raise InvalidInput(f"{names}: not a parameter of {family} (it takes {listed}); drop "
                        f"{'it' if len(extra) == 1 else 'them'}")
