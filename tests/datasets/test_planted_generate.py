@@ -106,7 +106,7 @@ def test_recorded_parameters_and_model() -> None:
                                             "--distance-matrix", "m.csv"]
     inst = generate("liang-yuan-thm4", 6, seed=0, extra=5)
     assert inst.n == 11 and inst.model_params == {"k": 3}
-    assert inst.parameters["c"] == "6/22"
+    assert inst.parameters["c"] == "3/11"  # c = n / (2n')
     assert generate("xiao-lemma3", 3).model_params == {"l": 3}
 
 

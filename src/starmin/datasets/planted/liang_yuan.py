@@ -213,7 +213,7 @@ def theorem4(size: object, seed: int, plant: bool, params: dict[str, Any]) -> Pl
                       "optimum of the embedded G(n, p) table, n(|E| + width)/2 with the "
                       "unknown minimum bisection width >= 0")
         witness = None
-    parameters: dict[str, Any] = {"extra": extra, "c": f"{n}/{2 * (n + extra)}"}
+    parameters: dict[str, Any] = {"extra": extra, "c": str(Fraction(n, 2 * (n + extra)))}
     parameters.update({"cross": b} if plant else {"density": as_float(
         decimal("density", params.get("density", Fraction(1, 2))))})
     return assemble(
@@ -267,7 +267,7 @@ def theorem5(size: object, seed: int, plant: bool, params: dict[str, Any]) -> Pl
     return assemble(
         rng, family="liang-yuan-thm5", title="half clique -> (cn)-anonymity, 1/3 < c < 1/2",
         reference=f"{PAPER}, Theorem 5 (Sec. 3)", size=n,
-        parameters={"extra": extra, "c": f"{n}/{2 * rows}", "density": as_float(p)},
+        parameters={"extra": extra, "c": str(Fraction(n, 2 * rows)), "density": as_float(p)},
         seed=seed, planted=plant, qi=_names("e", m), sensitive=(),
         rows=halfclique_rows(n, edges, extra), model_params={"k": n // 2}, optimum=opt,
         witness=witness,
