@@ -1,4 +1,4 @@
-"""``starmin``: anonymize, verify, info, methods, report."""
+"""``starmin``: anonymize, verify, info, methods, report, generate."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from starmin.cli.args import Parser, add_model_args, add_table_args, model_params, number, whole
+from starmin.cli.generate import add_parser as add_generate_parser
+from starmin.cli.generate import cmd_generate
 from starmin.errors import InvalidInput, StarminError, VerificationFailed, command_line
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
@@ -105,6 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("report", help="the OUT.report.json that anonymize wrote beside a release")
     r.add_argument("-o", "--output", help="HTML file to write (default: the report's path "
                    "with .json replaced by .html, i.e. OUT.report.html)")
+    add_generate_parser(sub, [quiet])
     return parser
 
 
@@ -323,10 +326,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(_methods_text())
             return EXIT_OK
         with command_line():  # messages name flags (--k 5), not Python parameters (k=5)
-            if ns.command != "report":
+            if ns.command not in ("report", "generate"):  # no input table
                 _defaults(ns)
             code = {"anonymize": cmd_anonymize, "verify": cmd_verify, "info": cmd_info,
-                    "report": cmd_report}[ns.command](ns)
+                    "report": cmd_report, "generate": cmd_generate}[ns.command](ns)
         if argv is None and ns.command == "verify":  # the `starmin` program, not a caller
             _exit_now(code)
         return code
