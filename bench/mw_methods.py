@@ -120,11 +120,12 @@ def table(rows: list[dict[str, Any]]) -> str:
 
 def main() -> None:
     df = pl.read_csv(ADULT, separator=";")
+    approx, attrs = approximations(df), attributes(df)
     result = {"machine": {"platform": platform.platform(), "cpus": os.cpu_count()},
-              "approximations": approximations(df), "attributes": attributes(df)}
+              "approximations": approx, "attributes": attrs}
     OUT.write_text(json.dumps(result, indent=2) + "\n")
-    print(table(result["approximations"]))
-    for r in result["attributes"]:
+    print(table(approx))
+    for r in attrs:
         print(f"| {r['m']} | {r['t_in']} | {r['k']} | {', '.join(r['suppressed'])} | "
               f"{r['stars']} | {r['checks']} | {r['seconds']:.2f} s |")
 
