@@ -165,9 +165,16 @@ def anonymize(
     method: str = "auto",
     seed: int = 0,
     progress: Progress | None = None,
+    attributes: bool = False,
     **params: Any,
 ) -> Release:
     """Release ``data`` under ``model`` (or models built from ``k=``, ``l=``, ``t=``, ...).
+
+    ``attributes=True`` suppresses whole QI columns instead of cells: the fewest columns whose
+    suppression satisfies the model, found exactly
+    (:mod:`starmin.algorithms.attribute_suppression`, Meyerson & Williams Sec. 3.1); every
+    cell of those columns is ``*``. It takes no ``method``; the report's guarantee and
+    certificate name the columns.
 
     Raises :class:`~starmin.errors.VerificationFailed` if the release does not pass the
     independent verifier (which never happens unless an algorithm is wrong).
@@ -177,6 +184,7 @@ def anonymize(
     from starmin.verifier import verify
 
     P.check_call("anonymize", params, method, seed, progress)  # all before data is read
+    _check_attributes(attributes, method)
     schema = Schema.of(qi, sensitive, identifiers)
     the_model = P.the_model(model, params, schema.sensitive)
     say = progress or silent
@@ -192,7 +200,13 @@ def anonymize(
     say(f"aggregated n={rt.n} rows, m={rt.m} QIs into t_in={rt.t_in} row types "
         f"({timings['aggregate']:.2f} s)")
     t0 = time.perf_counter()
-    plan, trials = _solve(rt, the_model, method, seed=seed, progress=say)
+    if attributes:
+        from starmin.algorithms import attribute_suppression
+
+        plan, trials = attribute_suppression.solve(rt, the_model, progress=say), None
+        plan.validate(rt)
+    else:
+        plan, trials = _solve(rt, the_model, method, seed=seed, progress=say)
     timings["solve"] = time.perf_counter() - t0
     say(f"{plan.method}: {plan.stars} stars ({timings['solve']:.2f} s)")
     t0 = time.perf_counter()
@@ -218,6 +232,18 @@ def anonymize(
         )
     return Release(as_kind_of(data, released), plan, verdict, report, frame=released,
                    separator=_separator_of(data))
+
+
+def _check_attributes(attributes: object, method: object) -> None:
+    """``attributes`` is a bool, and with ``True`` no cell-suppression ``method`` is named."""
+    from starmin.errors import on_command_line, param
+
+    if not isinstance(attributes, bool):
+        raise InvalidInput(f"attributes={attributes!r} must be True or False")
+    if attributes and method != "auto":
+        flag = "--attributes" if on_command_line() else "attributes=True"
+        raise InvalidInput(f"{flag} suppresses whole columns and runs no cell-suppression "
+                           f"method: drop {param('method', method)}")
 
 
 def as_kind_of(data: Any, table: pl.DataFrame) -> Any:

@@ -23,6 +23,8 @@ _MODULES = (
     "starmin.algorithms.lp.milp_exact",
     "starmin.algorithms.heuristic.pattern_packing",
     "starmin.algorithms.approx.m_approx",
+    "starmin.algorithms.approx.mw_subsets",
+    "starmin.algorithms.approx.mw_balls",
     "starmin.algorithms.approx.tp_plus",
     "starmin.algorithms.approx.tp",
     "starmin.algorithms.heuristic.hilbert",

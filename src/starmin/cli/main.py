@@ -81,6 +81,10 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--method", default="auto", help="algorithm (see below; default auto: "
                    "the portfolio of the methods marked [auto], fewest stars wins)")
     a.add_argument("--seed", type=int, default=0, help="seed for every random choice")
+    a.add_argument("--attributes", action="store_true", help="suppress whole QI columns "
+                   "instead of cells: the fewest columns whose suppression satisfies the "
+                   "model, exact (Meyerson & Williams Sec. 3.1); the report names them. "
+                   "Takes no --method")
     a.add_argument("-o", "--output", help="release file (.csv, .tsv or .parquet); the report "
                    "goes to OUTPUT.report.json and its HTML page to OUTPUT.report.html; all "
                    "are written together, or none (default: out/<input>.anon.csv)")
@@ -161,7 +165,8 @@ def cmd_anonymize(ns: argparse.Namespace) -> int:
     from starmin.report.text import summary
 
     release = anonymize(src, ns.qi, ns.sensitive, identifiers=ns.identifiers,
-                        method=ns.method, seed=ns.seed, progress=say, **model_params(ns))
+                        method=ns.method, seed=ns.seed, progress=say,
+                        attributes=ns.attributes, **model_params(ns))
     report = release.report.with_source(src)
     say("drawing the report page's plots")
     page = render(report)
