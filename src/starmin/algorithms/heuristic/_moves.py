@@ -29,7 +29,7 @@ from starmin.transform.plan import STAR
 def _keys(codes: IntArray, kept: IntArray, card: IntArray) -> IntArray:
     """Projection keys of ``codes`` rows on the ``kept`` columns, equal iff the projections
     are: mixed-radix numbers, or a dense rank when those would overflow int64."""
-    if int(np.prod(card[kept].astype(float))) < 2**62:
+    if float(np.log2(np.maximum(card[kept], 1).astype(float)).sum()) < 62:
         key = np.zeros(len(codes), dtype=np.int64)
         for c in kept.tolist():
             key = key * int(card[c]) + codes[:, c]
