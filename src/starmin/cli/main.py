@@ -355,6 +355,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(f"cannot read or write{where}: {exc.strerror or exc}; check the path, "
                      "its permissions and the free space", EXIT_BAD_INPUT)
     except Exception as exc:
+        if _SIGNALLED:  # the interrupt surfaced through a library as another exception
+            return _fail("interrupted", EXIT_INTERRUPTED)
         if os.environ.get("STARMIN_DEBUG"):
             raise
         return _fail(f"internal error ({type(exc).__name__}: {_one_line(exc)}); this is a bug: "
@@ -383,15 +385,23 @@ def _one_line(message: object) -> str:
     return " ".join(str(message).split())
 
 
+_SIGNALLED: list[int] = []
+"""The interrupting signal, once one arrived: a ``KeyboardInterrupt`` raised inside a
+callback from native code (a solver, the table library) can reach :func:`main` as another
+exception; the run still ends as interrupted (exit 130), not as an internal error."""
+
+
 def _terminate_as_interrupt() -> Any:
-    """SIGTERM ends a run like Ctrl-C (files cleaned, exit 130); returns the old handler."""
+    """SIGTERM ends a run like Ctrl-C (files cleaned, exit 130), and both are noted in
+    :data:`_SIGNALLED`; returns the old handlers."""
     import signal
 
     def handler(signum: int, frame: Any) -> None:
+        _SIGNALLED.append(signum)
         raise KeyboardInterrupt
 
     try:
-        return signal.signal(signal.SIGTERM, handler)
+        return [(sig, signal.signal(sig, handler)) for sig in (signal.SIGINT, signal.SIGTERM)]
     except ValueError:  # not the main thread (e.g. called from a worker): leave it alone
         return None
 
@@ -399,8 +409,9 @@ def _terminate_as_interrupt() -> Any:
 def _restore(previous: Any) -> None:
     import signal
 
-    if previous is not None:
-        signal.signal(signal.SIGTERM, previous)
+    _SIGNALLED.clear()
+    for sig, old in previous or ():
+        signal.signal(sig, old)
 
 
 if __name__ == "__main__":  # pragma: no cover
