@@ -19,6 +19,7 @@ error naming what was awaited); they never measure speed.
 from __future__ import annotations
 
 import base64
+import contextlib
 import fcntl
 import json
 import os
@@ -270,16 +271,12 @@ class Browser:
     def close(self) -> None:
         """Close the browser, wait for it to end, remove its profile."""
         if getattr(self, "_out", None) is not None:
-            try:
+            with contextlib.suppress(BrowserError):
                 self.send("Browser.close", session=False)
-            except BrowserError:
-                pass
         for fd in (getattr(self, "_out", None), getattr(self, "_in", None)):
             if fd is not None:
-                try:
+                with contextlib.suppress(OSError):
                     os.close(fd)
-                except OSError:
-                    pass
         self._out = self._in = None  # type: ignore[assignment]
         pid = getattr(self, "pid", None)
         if pid is not None:

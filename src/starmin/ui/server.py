@@ -140,7 +140,8 @@ class App:
     # -- what the page asks ---------------------------------------------------------------
     def meta(self) -> dict[str, Any]:
         """The choices the page offers: methods (from the registry), l-diversity kinds,
-        distances, samples, output formats, the upload limit."""
+        distances, samples, output formats, the upload limit; and the run still going, if
+        any (a page opened again shows its progress)."""
         if self._meta is None:
             from starmin import __version__
             from starmin.algorithms.registry import algorithms
@@ -160,7 +161,9 @@ class App:
                           "distances": DISTANCES, "formats": FORMATS, "roles": ROLES,
                           "samples": samples(), "max_upload": self.max_upload,
                           "max_upload_text": size_text(self.max_upload)}
-        return self._meta
+        running = [r for r in self.runs.values() if r.state == "running"]
+        return {**self._meta, "running": ({"id": running[0].id, "command": running[0].command}
+                                          if running else None)}
 
     def _table_json(self, t: Any) -> dict[str, Any]:
         return {"id": t.id, "source": t.source, "label": t.label, "uploaded": t.uploaded,
@@ -306,7 +309,7 @@ class Handler(BaseHTTPRequestHandler):
     server_version = "starmin-ui"
     sys_version = ""
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: Any) -> None:
         if self.server.verbose:
             super().log_message(format, *args)
 

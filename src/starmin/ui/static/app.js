@@ -188,23 +188,31 @@ function form() {
   return f;
 }
 
+function follow(id, command) {
+  run = {id, next: 0};
+  $("#command").textContent = command;
+  $("#log").textContent = "";
+  showError("#progress-error", null);
+  $("#report").removeAttribute("src");
+  setState("running");
+  $("#progress").hidden = false;
+  $("#cancel").hidden = false;
+  busy($("#run"), true);
+  poll();
+}
+
 async function startRun(ev) {
   ev.preventDefault();
   showError("#run-error", null);
   const button = $("#run");
   busy(button, true);
+  run = null;
+  setState("");
+  $("#progress").hidden = true;
+  $("#result").hidden = true;
   try {
     const r = await api("/api/run", {body: form()});
-    run = {id: r.id, next: 0};
-    $("#command").textContent = r.command;
-    $("#log").textContent = "";
-    showError("#progress-error", null);
-    $("#result").hidden = true;
-    $("#report").removeAttribute("src");
-    setState("running");
-    $("#progress").hidden = false;
-    $("#cancel").hidden = false;
-    poll();
+    follow(r.id, r.command);
   } catch (err) {
     showError("#run-error", err);
     busy(button, false);
@@ -330,6 +338,7 @@ async function init() {
   $("#run-form").addEventListener("submit", startRun);
   $("#cancel").addEventListener("click", cancelRun);
   dependents();
+  if (meta.running) follow(meta.running.id, meta.running.command);  // a run still going
   document.body.dataset.ready = "1";
 }
 
