@@ -30,6 +30,7 @@ class Served:
 
     def __init__(self, app: App, server: Server) -> None:
         self.app, self.server, self.url = app, server, server.url
+        self.start_url = server.start_url
 
     def call(self, path: str, body: Any = None, *, raw: bytes | None = None,
              headers: dict[str, str] | None = None, page: bool = True
@@ -37,6 +38,8 @@ class Served:
         """``GET`` (no body) or ``POST`` ``path``; the status and the decoded JSON."""
         data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
         h = {"X-Starmin": "1"} if page and data is not None else {}
+        if page:  # the session's key, as the browser keeps it once the page is opened
+            h["Cookie"] = f"starmin_ui_{self.server.server_address[1]}={self.app.key}"
         h.update(headers or {})
         req = urllib.request.Request(self.url.rstrip("/") + path, data=data, headers=h,
                                      method="POST" if data is not None else "GET")

@@ -20,7 +20,7 @@ QI = ("sex", "age", "race", "education")
 
 
 def fresh(b: Browser, served: Served) -> None:
-    b.goto(served.url)
+    b.goto(served.start_url)  # the address starmin ui prints (with the session's key)
     b.wait("document.body.dataset.ready === '1'", "the page to start")
 
 

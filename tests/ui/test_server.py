@@ -48,29 +48,57 @@ def test_other_hosts_and_sites_are_refused(served: Served) -> None:
     # DNS rebinding: a name that resolves here but is not this server's
     status, body = raw_request(served, "GET", "/api/meta", {"Host": f"evil.example:{port}"})
     assert status == 403 and b"answers only requests to http://127.0.0.1" in body
-    ok, _ = raw_request(served, "GET", "/api/meta", {"Host": f"localhost:{port}"})
+    key = f"starmin_ui_{port}={served.app.key}"
+    ok, _ = raw_request(served, "GET", "/api/meta", {"Host": f"localhost:{port}",
+                                                     "Cookie": key})
     assert ok == 200
     # another site's page posting here: its Origin, or no page header
-    here = {"Host": f"127.0.0.1:{port}", "X-Starmin": "1"}
+    here = {"Host": f"127.0.0.1:{port}", "X-Starmin": "1", "Cookie": key}
     status, body = raw_request(served, "POST", "/api/open",
                                {**here, "Origin": "http://evil.example"}, b"{}")
     assert status == 403 and b"http://evil.example may not act" in body
-    status, body = raw_request(served, "POST", "/api/open", {"Host": f"127.0.0.1:{port}"},
+    status, body = raw_request(served, "POST", "/api/open", {"Host": f"127.0.0.1:{port}",
+                                                             "Cookie": key},
                                b'{"path": "sample:census"}')
     assert status == 403 and b"X-Starmin" in body
+
+
+def test_nothing_is_served_without_the_session_key(served: Served) -> None:
+    port = served.server.server_address[1]
+    here = {"Host": f"127.0.0.1:{port}"}
+    status, body = raw_request(served, "GET", "/", here)
+    assert status == 403 and b"?key=" in body and served.app.key.encode() not in body
+    for path in ("/api/meta", "/runs/1/report", "/runs/1/files/release"):
+        status, body = raw_request(served, "GET", path, here)
+        assert status == 403 and b"without the session's key nothing is served" in body
+    wrong = {**here, "Cookie": f"starmin_ui_{port}=x{served.app.key}"}
+    assert raw_request(served, "GET", "/api/meta", wrong)[0] == 403
+    assert raw_request(served, "GET", "/?key=nope", here)[0] == 403
+    # the printed address: its key goes into a cookie, then the page
+    host, _ = served.server.server_address[:2]
+    conn = http.client.HTTPConnection(str(host), port, timeout=30)
+    conn.request("GET", f"/?key={served.app.key}")
+    resp = conn.getresponse()
+    resp.read()
+    assert resp.status == 303 and resp.getheader("Location") == "/"
+    assert resp.getheader("Set-Cookie") == (f"starmin_ui_{port}={served.app.key}; Path=/; "
+                                            "HttpOnly; SameSite=Strict")
+    conn.close()
+    assert served.call("/api/meta")[0] == 200  # with the cookie
 
 
 def test_pages_load_nothing_from_elsewhere(served: Served) -> None:
     """No URL in the page, its script or style; a policy forbids loading from elsewhere."""
     static = resources.files("starmin.ui").joinpath("static")
-    for name in ("index.html", "app.js", "app.css"):
+    for name in ("index.html", "locked.html", "app.js", "app.css"):
         text = static.joinpath(name).read_text(encoding="utf-8")
         assert not re.search(r"(https?:)?//\w", text), name  # no absolute or //host URL
         assert "@import" not in text and "url(" not in text
     host, port = served.server.server_address[:2]
     conn = http.client.HTTPConnection(str(host), int(port), timeout=30)
-    conn.request("GET", "/")
+    conn.request("GET", "/", headers={"Cookie": f"starmin_ui_{port}={served.app.key}"})
     resp = conn.getresponse()
+    assert resp.status == 200
     resp.read()
     csp = resp.getheader("Content-Security-Policy") or ""
     assert "default-src 'self'" in csp and "frame-ancestors 'none'" in csp
@@ -92,6 +120,10 @@ def test_upload_limit_and_empty_files(tmp_path: Path) -> None:
                               raw=b"a;b\n1;2\n3;4\n")
         assert status == 200 and body["n"] == 2 and body["label"] == "t.csv"
         assert Path(body["source"]).parent.parent == s.app.workdir / "uploads"
+    for s in serve(tmp_path / "work"):  # a kept work folder, used again: nothing is reused
+        status, body2 = s.call("/api/upload?name=t.csv&kind=table", raw=b"a;b\n5;6\n")
+        assert status == 200 and body2["source"] != body["source"]
+        assert Path(body["source"]).read_bytes() == b"a;b\n1;2\n3;4\n"
 
 
 def test_open_errors_are_the_cli_messages(served: Served, tmp_path: Path,
@@ -163,7 +195,8 @@ def test_ui_command_warns_off_loopback_and_stops_on_sigterm(tmp_path: Path) -> N
         try:
             assert proc.stdout is not None
             first = proc.stdout.readline()
-            assert re.match(r"starmin ui: serving http://127\.0\.0\.1:\d+/ ", first), first
+            assert re.match(r"starmin ui: serving http://127\.0\.0\.1:\d+/\?key=[\w-]{32} ",
+                            first), first
         finally:
             proc.send_signal(signal.SIGTERM)
             _, err = proc.communicate(timeout=60)

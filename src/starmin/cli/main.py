@@ -116,7 +116,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="port to listen on (default 8765; 0: any free port)")
     u.add_argument("--host", default="127.0.0.1",
                    help="address to listen on (default 127.0.0.1: this machine only); any "
-                   "other address lets others reach your files and prints a warning")
+                   "other address is reachable over the network in plain HTTP and prints a "
+                   "warning")
     u.add_argument("--max-upload-mb", type=number, default=200,
                    help="largest file the page may upload, in MB (default 200); a larger "
                    "file is opened by its path instead")

@@ -39,7 +39,7 @@ def take(out: Path, sample: str, k: str, l: str) -> list[Path]:
     shots: list[Path] = []
     try:
         with Browser(width=1280, height=900, timeout=120) as b:
-            b.goto(server.url)
+            b.goto(server.start_url)
             b.wait("document.body.dataset.ready === '1'", "the page to start")
             shots.append(b.screenshot(out / "01-start.png"))
             b.choose("#sample", f"sample:{sample}")
@@ -69,7 +69,7 @@ def take(out: Path, sample: str, k: str, l: str) -> list[Path]:
             run_id = b.js("document.querySelector('#report').src.split('/')[4]")
             b.goto(f"{server.url}runs/{run_id}/report")
             shots.append(b.screenshot(out / "06-report-page.png"))
-            b.goto(server.url)
+            b.goto(server.start_url)
             b.wait("document.body.dataset.ready === '1'", "the page to start")
             b.choose("#sample", f"sample:{sample}")
             b.click("#open-sample-button")

@@ -5,20 +5,24 @@ work folder (a new temporary folder, removed when the server stops, unless ``--w
 names one to keep). One run at a time; the page polls its progress.
 
 Security. The server listens on 127.0.0.1 unless ``--host`` names another address (then a
-warning is printed: anyone who can reach that address can read files through it). On a
-loopback address it answers only requests whose ``Host`` is that address or ``localhost``
-(no DNS rebinding), and every ``POST`` must carry the page's ``X-Starmin`` header and, when the
-browser sends an ``Origin``, come from the page's own origin (no request from another site).
-Every page is served with a Content-Security-Policy that lets it load nothing from anywhere
-but this server (the report page: nothing at all), so the data never leaves the machine:
-there is no external script, style, font or image, and no call out.
+warning is printed: the traffic is plain HTTP, readable on the network). Nothing but
+the page's script and style is served without the session's key: the address printed at the
+start carries it once (``/?key=...``) and the browser keeps it in a cookie for this port
+(HttpOnly, SameSite=Strict), so other users of the machine and other sites get nothing. On a
+loopback address the server answers only requests whose ``Host`` is that address or
+``localhost`` (no DNS rebinding), and every ``POST`` must carry the page's ``X-Starmin``
+header and, when the browser sends an ``Origin``, come from the page's own origin. Every page
+is served with a Content-Security-Policy that lets it load nothing from anywhere but this
+server (the report page: nothing at all), so the data never leaves the machine: there is no
+external script, style, font or image, and no call out.
 
-Routes: ``GET /`` the page and ``/static/*`` its script and style; ``GET /api/meta`` methods,
-models' choices, samples, the upload limit; ``POST /api/open`` a path or ``sample:NAME``;
-``POST /api/upload-check`` and ``POST /api/upload?name=...&kind=table|file`` an upload (raw
-body); ``POST /api/run`` the form; ``GET /api/runs/ID?from=N`` progress and result;
-``POST /api/runs/ID/cancel``; ``GET /runs/ID/report`` the HTML report; ``GET
-/runs/ID/files/KIND`` a download (``release``, ``report.json``, ``report.html``).
+Routes: ``GET /?key=KEY`` keeps the key and goes to ``GET /``, the page; ``/static/*`` its
+script and style; ``GET /api/meta`` methods, models' choices, samples, the upload limit, the
+run going; ``POST /api/open`` a path or ``sample:NAME``; ``POST /api/upload-check`` and
+``POST /api/upload?name=...&kind=table|file`` an upload (raw body); ``POST /api/run`` the
+form; ``GET /api/runs/ID?from=N`` progress and result; ``POST /api/runs/ID/cancel``;
+``GET /runs/ID/report`` the HTML report; ``GET /runs/ID/files/KIND`` a download
+(``release``, ``report.json``, ``report.html``).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ import ipaddress
 import json
 import os
 import re
+import secrets
 import shutil
 import socket
 import sys
@@ -34,6 +39,7 @@ import tempfile
 import threading
 from collections.abc import Callable
 from http import HTTPStatus
+from http.cookies import CookieError, SimpleCookie
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from pathlib import Path
@@ -54,7 +60,8 @@ APP_CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'se
            "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 REPORT_CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
               "base-uri 'none'; form-action 'none'; frame-ancestors 'self'")
-STATIC = {"index.html": "text/html; charset=utf-8", "app.js": "text/javascript; charset=utf-8",
+STATIC = {"index.html": "text/html; charset=utf-8", "locked.html": "text/html; charset=utf-8",
+          "app.js": "text/javascript; charset=utf-8",
           "app.css": "text/css; charset=utf-8"}
 FILE_TYPES = {".csv": "text/csv; charset=utf-8", ".tsv": "text/tab-separated-values",
               ".parquet": "application/vnd.apache.parquet", ".json": "application/json",
@@ -112,6 +119,21 @@ def safe_name(name: str) -> str:
     return base or "upload.csv"
 
 
+def new_folder(parent: Path, name: str) -> Path:
+    """A new folder ``parent/name``, or ``name-2``, ``name-3``, ... when a kept work folder
+    already holds one from an earlier session."""
+    parent.mkdir(parents=True, exist_ok=True)
+    for i in range(1, 10_000):
+        folder = parent / (name if i == 1 else f"{name}-{i}")
+        try:
+            folder.mkdir()
+        except FileExistsError:
+            continue
+        return folder
+    raise InvalidInput(f"{parent} holds too many folders named {name}-N: give --workdir an "
+                       "empty folder")
+
+
 class App:
     """The session behind one server: the work folder, the opened tables, the runs."""
 
@@ -125,6 +147,10 @@ class App:
             self.workdir.mkdir(parents=True, exist_ok=True)
             self.own_workdir = False
         self.max_upload = max_upload
+        self.key = secrets.token_urlsafe(24)
+        """The session's key: the address ``starmin ui`` prints carries it once
+        (``/?key=...``), the browser keeps it in a cookie; nothing else is served without
+        it."""
         self.tables: dict[str, Any] = {}
         self.runs: dict[str, Any] = {}
         self._count = 0
@@ -205,8 +231,7 @@ class App:
         from starmin.ui.tables import open_source
 
         self.check_upload(name, size)
-        folder = self.workdir / "uploads" / self._next()
-        folder.mkdir(parents=True)
+        folder = new_folder(self.workdir / "uploads", self._next())
         path = folder / safe_name(name)
         left = size
         with open(path, "wb") as fh:
@@ -250,8 +275,7 @@ class App:
                                 "for it to end or cancel it (one run at a time)")
             self._runs += 1
             run_id = str(self._runs)
-            folder = self.workdir / "runs" / run_id
-            folder.mkdir(parents=True)
+            folder = new_folder(self.workdir / "runs", run_id)
             output = folder / release_name(t.label, fmt)
             try:
                 cmd = command(body, t.source, t.columns, str(output))
@@ -383,9 +407,21 @@ class Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             self._json({"error": f"refused: {refused}"}, HTTPStatus.FORBIDDEN)
             return
+        query = parse_qs(url.query)
+        if url.path == "/" and "key" in query:
+            return self._take_key(query["key"][0])
+        if not self._has_key() and not url.path.startswith("/static/") \
+                and url.path != "/favicon.ico":
+            self.close_connection = True
+            if url.path in ("/", "/index.html") and self.command != "POST":
+                return self._static("locked.html", HTTPStatus.FORBIDDEN)
+            self._json({"error": "refused: open the address starmin ui printed when it "
+                        "started (it ends in ?key=...): without the session's key nothing "
+                        "is served"}, HTTPStatus.FORBIDDEN)
+            return
         try:
             with command_line():  # messages name flags (--k 5), as on the command line
-                route(url.path, parse_qs(url.query))
+                route(url.path, query)
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
         except Exception as exc:
@@ -395,6 +431,29 @@ class Handler(BaseHTTPRequestHandler):
 
                 traceback.print_exc()
             self._error(exc)
+
+    @property
+    def _cookie(self) -> str:
+        return f"starmin_ui_{self.server.server_address[1]}"  # one per server (port)
+
+    def _has_key(self) -> bool:
+        try:
+            jar = SimpleCookie(self.headers.get("Cookie", ""))
+        except CookieError:
+            return False
+        given = jar.get(self._cookie)
+        return given is not None and secrets.compare_digest(given.value.encode(),
+                                                            self.server.app.key.encode())
+
+    def _take_key(self, key: str) -> None:
+        """``/?key=...``: keep the key in a cookie and go to the page (a wrong key: the
+        page that says how to open the interface)."""
+        if not secrets.compare_digest(key.encode(), self.server.app.key.encode()):
+            self.close_connection = True
+            return self._static("locked.html", HTTPStatus.FORBIDDEN)
+        self._send(HTTPStatus.SEE_OTHER, b"", "text/plain", extra={
+            "Location": "/",
+            "Set-Cookie": f"{self._cookie}={key}; Path=/; HttpOnly; SameSite=Strict"})
 
     def do_GET(self) -> None:
         self._handle(self._get)
@@ -438,11 +497,11 @@ class Handler(BaseHTTPRequestHandler):
         raise HTTPError(HTTPStatus.NOT_FOUND, f"no page {path}: open http://"
                         f"{self.headers.get('Host', '127.0.0.1')}/")
 
-    def _static(self, name: str) -> None:
+    def _static(self, name: str, status: int = HTTPStatus.OK) -> None:
         if name not in STATIC:
             raise HTTPError(HTTPStatus.NOT_FOUND, f"no file {name}")
         body = resources.files("starmin.ui").joinpath("static", name).read_bytes()
-        self._send(HTTPStatus.OK, body, STATIC[name])
+        self._send(status, body, STATIC[name])
 
     def _post(self, path: str, query: dict[str, list[str]]) -> None:
         app = self.server.app
@@ -498,6 +557,11 @@ class Server(ThreadingHTTPServer):
             host = "127.0.0.1" if host == "0.0.0.0" else "[::1]"
         return f"http://{host}:{port}/"
 
+    @property
+    def start_url(self) -> str:
+        """The address to open: :attr:`url` with the session's key."""
+        return f"{self.url}?key={self.app.key}"
+
 
 def make_server(app: App, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT,
                 *, verbose: bool = False) -> Server:
@@ -529,23 +593,23 @@ def serve(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, *,
         raise InvalidInput(f"--max-upload-mb {max_upload_mb:g} must be above 0, e.g. "
                            f"--max-upload-mb {DEFAULT_MAX_UPLOAD_MB}")
     if not is_loopback(host):
-        print(f"starmin ui: warning: listening on {host}, not only on this machine: anyone "
-              "who can reach it can open files this account can read and run on them. "
-              f"Without --host the interface is served on {DEFAULT_HOST} only.",
-              file=sys.stderr, flush=True)
+        print(f"starmin ui: warning: listening on {host}, not only on this machine: the "
+              "page, its key and your data cross the network unencrypted (plain HTTP), and "
+              "anyone with the address can open files this account can read. Without --host "
+              f"the interface is served on {DEFAULT_HOST} only.", file=sys.stderr, flush=True)
     app = App(workdir, max_upload=int(max_upload_mb * 10**6))
     server: Server | None = None
     thread: threading.Thread | None = None
     try:  # Ctrl-C (or SIGTERM) at any moment stops the server: it is how one stops it
         server = make_server(app, host, port, verbose=verbose)
-        print(f"starmin ui: serving {server.url} (open it in your browser; Ctrl-C stops)",
-              flush=True)
+        print(f"starmin ui: serving {server.start_url} (open it in your browser; Ctrl-C "
+              "stops)", flush=True)
         where = "kept" if workdir else "removed when the server stops"
         print(f"starmin ui: uploads and releases go to {app.workdir} ({where})", flush=True)
         if open_browser:
             import webbrowser
 
-            webbrowser.open(server.url)
+            webbrowser.open(server.start_url)
         thread = threading.Thread(target=server.serve_forever, name="starmin-ui", daemon=True)
         thread.start()
         while thread.is_alive():
