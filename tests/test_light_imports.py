@@ -69,7 +69,7 @@ def test_public_names_still_import() -> None:
 
 
 @pytest.mark.parametrize("argv", [("--help",), ("verify", "--help"), ("info", "--help"),
-                                  ("report", "--help")])
+                                  ("report", "--help"), ("ui", "--help")])
 def test_help_loads_no_arrays_nor_solvers(argv: tuple[str, ...]) -> None:
     assert not cli(*argv) & (NEVER | ARRAYS)
 

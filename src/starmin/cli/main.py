@@ -1,4 +1,4 @@
-"""``starmin``: anonymize, verify, info, methods, report, generate."""
+"""``starmin``: anonymize, verify, info, methods, report, generate, ui."""
 
 from __future__ import annotations
 
@@ -112,6 +112,23 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("-o", "--output", help="HTML file to write (default: the report's path "
                    "with .json replaced by .html, i.e. OUT.report.html)")
     add_generate_parser(sub, [quiet])
+
+    u = sub.add_parser("ui", help="the local web interface: open a table, set column roles "
+                       "and the model, run with live progress, read the report (served on "
+                       "127.0.0.1 only)", parents=[quiet])
+    u.add_argument("--port", type=whole, default=8765,
+                   help="port to listen on (default 8765; 0: any free port)")
+    u.add_argument("--host", default="127.0.0.1",
+                   help="address to listen on (default 127.0.0.1: this machine only); any "
+                   "other address is reachable over the network in plain HTTP and prints a "
+                   "warning")
+    u.add_argument("--max-upload-mb", type=number, default=200,
+                   help="largest file the page may upload, in MB (default 200); a larger "
+                   "file is opened by its path instead")
+    u.add_argument("--workdir", help="folder for uploads and releases, kept afterwards "
+                   "(default: a new temporary folder, removed when the server stops)")
+    u.add_argument("--open", action="store_true", help="open the page in the default "
+                   "browser")
     return parser
 
 
@@ -173,6 +190,14 @@ def cmd_anonymize(ns: argparse.Namespace) -> int:
     write_table_pair(release.frame, target, report, release.separator, html=page)
     print(summary(report, written=str(out)))
     return EXIT_OK
+
+
+def cmd_ui(ns: argparse.Namespace) -> int:
+    """Serve the local web interface until Ctrl-C (docs/ui.md)."""
+    from starmin.ui.server import serve
+
+    return serve(ns.host, ns.port, workdir=ns.workdir, max_upload_mb=ns.max_upload_mb,
+                 open_browser=ns.open)
 
 
 def cmd_report(ns: argparse.Namespace) -> int:
@@ -331,10 +356,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(_methods_text())
             return EXIT_OK
         with command_line():  # messages name flags (--k 5), not Python parameters (k=5)
-            if ns.command not in ("report", "generate"):  # no input table
+            if ns.command not in ("report", "generate", "ui"):  # no input table
                 _defaults(ns)
             code = {"anonymize": cmd_anonymize, "verify": cmd_verify, "info": cmd_info,
-                    "report": cmd_report, "generate": cmd_generate}[ns.command](ns)
+                    "report": cmd_report, "generate": cmd_generate,
+                    "ui": cmd_ui}[ns.command](ns)
         if argv is None and ns.command == "verify":  # the `starmin` program, not a caller
             _exit_now(code)
         return code

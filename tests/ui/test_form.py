@@ -1,0 +1,72 @@
+"""The page's form as a ``starmin anonymize`` command line (starmin.ui.form)."""
+
+from __future__ import annotations
+
+import pytest
+
+from starmin.errors import InvalidInput
+from starmin.ui.form import command, release_name, roles_of
+
+COLUMNS = ("id", "age", "zip", "disease", "note")
+ROLES = {"id": "identifier", "age": "qi", "zip": "qi", "disease": "sensitive", "note": "ignore"}
+
+
+def argv(**form: object) -> tuple[str, ...]:
+    form.setdefault("roles", ROLES)
+    return command(form, "/data/t.csv", COLUMNS, "/w/t.anon.csv").argv
+
+
+def test_roles_become_the_column_flags_and_the_input_comes_last() -> None:
+    a = argv(k="5")
+    assert a == ("anonymize", "--qi=age,zip", "--sensitive=disease", "--identifiers=id",
+                 "--k=5", "--method=auto", "--seed=0", "-o", "/w/t.anon.csv", "--",
+                 "/data/t.csv")
+
+
+def test_fields_pass_as_typed_so_the_cli_checks_them() -> None:
+    a = argv(k=" abc ", t="1.5", seed="-3", method="tp+")
+    assert "--k=abc" in a and "--t=1.5" in a and "--seed=-3" in a and "--method=tp+" in a
+
+
+def test_choices_and_their_dependent_fields() -> None:
+    a = argv(l="2", l_kind="recursive", c="3", t="0.2", distance="hierarchical",
+             sa_hierarchy="h.csv", distance_matrix="m.csv")
+    assert a[4:10] == ("--l=2", "--l-kind=recursive", "--c=3", "--t=0.2",
+                       "--distance=hierarchical", "--sa-hierarchy=h.csv")
+    assert not any(x.startswith("--distance-matrix") for x in a)  # hidden with hierarchical
+    b = argv(l="2", l_kind="frequency", c="3", distance="equal")  # defaults: not passed
+    assert not any(x.startswith(("--l-kind", "--c=", "--distance")) for x in b)
+    # a choice without its number still goes through: the CLI says what is missing
+    assert "--l-kind=distinct" in argv(l_kind="distinct")
+
+
+def test_a_sample_gets_an_explicit_sensitive_list() -> None:
+    cmd = command({"roles": {"age": "qi"}, "k": "2"}, "sample:census", ("age", "occupation"),
+                  "/w/o.csv")
+    assert "--sensitive=" in cmd.argv  # the sample's default is not filled in behind the page
+    assert cmd.text.startswith("starmin anonymize sample:census --qi age --sensitive '' --k 2")
+
+
+def test_no_quasi_identifier_is_the_cli_message() -> None:
+    with pytest.raises(InvalidInput, match=r"^--qi is required: name the quasi-identifier"):
+        argv(roles={"age": "ignore"})
+
+
+def test_unknown_column_or_role() -> None:
+    with pytest.raises(InvalidInput, match="unknown column 'nope'"):
+        roles_of({"roles": {"nope": "qi"}}, COLUMNS)
+    with pytest.raises(InvalidInput, match="unknown role 'secret'"):
+        roles_of({"roles": {"age": "secret"}}, COLUMNS)
+    with pytest.raises(InvalidInput, match="give text"):
+        argv(k=["5"])
+
+
+@pytest.mark.parametrize(("label", "fmt", "name"), [
+    ("sample:census", "csv", "census.anon.csv"),
+    ("/home/me/data/adult.csv", "parquet", "adult.anon.parquet"),
+    ("C:\\data\\my table.tsv", "tsv", "my_table.anon.tsv"),
+    ("../.hidden", "csv", "hidden.anon.csv"),
+    ("...", "csv", "release.anon.csv"),
+])
+def test_release_name(label: str, fmt: str, name: str) -> None:
+    assert release_name(label, fmt) == name
