@@ -12,7 +12,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from starmin.cli.args import Parser, add_model_args, add_table_args, model_params, number, whole
+from starmin.cli.args import (
+    Parser,
+    add_hierarchy_args,
+    add_model_args,
+    add_table_args,
+    hierarchy_files,
+    model_params,
+    number,
+    whole,
+)
 from starmin.cli.generate import add_parser as add_generate_parser
 from starmin.cli.generate import cmd_generate
 from starmin.errors import InvalidInput, StarminError, VerificationFailed, command_line
@@ -90,6 +99,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_table_args(v)
     add_model_args(v)
     v.add_argument("--json", action="store_true", help="print the full verdict as JSON")
+    v.add_argument("--original", metavar="FILE", help="the table the release was made from "
+                   "(same rows, same order): also check that every released QI cell is its "
+                   "row's value, an ancestor in the column's --hierarchy, or *")
+    add_hierarchy_args(v, generalize=False)
 
     i = sub.add_parser("info", help="n, m, t_in, cardinalities and lower bounds",
                        parents=[quiet])
@@ -259,7 +272,13 @@ def cmd_verify(ns: argparse.Namespace) -> int:
         table: Any = read_table(source)
     else:
         table = source
-    verdict = verify(table, ns.qi, ns.sensitive, **model_params(ns))
+    original: Any = ns.original
+    if original is not None and str(original).startswith("sample:"):
+        from starmin.io.tables import read_table
+
+        original = read_table(original)
+    verdict = verify(table, ns.qi, ns.sensitive, original=original,
+                     hierarchies=hierarchy_files(ns), **model_params(ns))
     d = verdict.as_dict()
     print(json.dumps(d, indent=2, default=str) if ns.json else verdict_text(d))
     return EXIT_OK if verdict.passed else EXIT_FAILED
@@ -272,6 +291,16 @@ def verdict_text(d: dict[str, Any]) -> str:
         mark = "PASS" if m.get("passed") else "FAIL"
         lines.append(f"{mark} {m.get('name')}: worst {m.get('measure_name')} = "
                      f"{m.get('worst')}; violating classes: {m.get('violating_classes', 0)}")
+    cells = d.get("cells")
+    if cells is not None:
+        against = ", ".join(cells.get("hierarchies") or []) or "none"
+        lines.append(f"{'PASS' if cells.get('passed') else 'FAIL'} cells: each released QI cell "
+                     f"is its value, an ancestor or * (hierarchies: {against}); "
+                     f"{cells.get('generalized_cells')} generalized, "
+                     f"{cells.get('violating_cells')} violating")
+        for e in cells.get("examples", []):
+            lines.append(f"  row {e.get('row')}, {e.get('column')}: {e.get('original')!r} "
+                         f"released as {e.get('released')!r}")
     lines.append("verdict: " + ("every model holds" if d.get("passed") else "FAILED"))
     return "\n".join(lines)
 
