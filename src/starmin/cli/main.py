@@ -1,4 +1,4 @@
-"""``starmin``: anonymize, verify, info, methods, report, generate."""
+"""``starmin``: anonymize, verify, info, methods, report, generate, hierarchy."""
 
 from __future__ import annotations
 
@@ -89,6 +89,11 @@ def build_parser() -> argparse.ArgumentParser:
     add_model_args(a)
     a.add_argument("--method", default="auto", help="algorithm (see below; default auto: "
                    "the portfolio of the methods marked [auto], fewest stars wins)")
+    add_hierarchy_args(a)
+    a.add_argument("--objective", default="stars", choices=("stars", "loss"),
+                   help="what the method minimizes: stars (the default; with hierarchies each "
+                   "star is then released as the most specific node its class shares). 'loss' "
+                   "is refused: no algorithm minimizes hierarchy loss yet")
     a.add_argument("--seed", type=int, default=0, help="seed for every random choice")
     a.add_argument("-o", "--output", help="release file (.csv, .tsv or .parquet); the report "
                    "goes to OUTPUT.report.json and its HTML page to OUTPUT.report.html; all "
@@ -112,6 +117,17 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--t", type=number, action="append",
                    help="t for the t-closeness lower bounds, equal distance "
                         "(repeatable; needs --sensitive; default: none)")
+    add_hierarchy_args(i)
+
+    h = sub.add_parser("hierarchy", help="write a QI column's built-in hierarchy as an ARX "
+                       "CSV to edit (then pass it with --hierarchy COL=FILE)", parents=[quiet])
+    h.add_argument("column", help="the column")
+    h.add_argument("--from", dest="input", required=True, metavar="DATA",
+                   help="the table (CSV, Parquet or sample:NAME) whose values it covers")
+    h.add_argument("--kind", default="auto", choices=("auto", "intervals", "mask", "flat"),
+                   help="auto (the default: intervals for numbers, mask for fixed-width codes "
+                   "such as zips or dates as text, flat otherwise), or one of them")
+    h.add_argument("-o", "--output", help="file to write (default: standard output)")
 
     sub.add_parser("methods", help="list the algorithms and their guarantees", parents=[quiet])
 
@@ -158,8 +174,10 @@ def _default_output(source: str) -> Path:
 
 
 def cmd_anonymize(ns: argparse.Namespace) -> int:
+    from starmin.api import check_objective
     from starmin.io.output import check_output
 
+    check_objective(ns.objective)  # before any work
     say = _progress(ns.quiet)
     out = Path(ns.output) if ns.output else _default_output(str(ns.input))
     src = str(ns.input)
@@ -174,7 +192,9 @@ def cmd_anonymize(ns: argparse.Namespace) -> int:
     from starmin.report.text import summary
 
     release = anonymize(src, ns.qi, ns.sensitive, identifiers=ns.identifiers,
-                        method=ns.method, seed=ns.seed, progress=say, **model_params(ns))
+                        method=ns.method, seed=ns.seed, progress=say,
+                        hierarchies=hierarchy_files(ns), generalize=ns.generalize,
+                        objective=ns.objective, **model_params(ns))
     report = release.report.with_source(src)
     say("drawing the report page's plots")
     page = render(report)
@@ -305,6 +325,37 @@ def verdict_text(d: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def cmd_hierarchy(ns: argparse.Namespace) -> int:
+    """Write a column's built-in hierarchy (ARX CSV) for the user to edit."""
+    from starmin.engines.encode import encode_column
+    from starmin.io.output import write_text
+    from starmin.io.tables import read_table
+    from starmin.transform.builtin import builtin
+
+    table = read_table(str(ns.input))
+    if ns.column not in table.columns:
+        from starmin.data.schema import unknown_column
+
+        raise unknown_column(ns.column, table.columns, ns.input)
+    _, domain = encode_column(table[ns.column])
+    h = builtin(domain, ns.column, ns.kind)
+    text = h.to_csv()
+    if ns.output is None:
+        sys.stdout.write(text)
+        return EXIT_OK
+    out = Path(ns.output)
+    if out.is_dir() or not out.parent.is_dir():
+        raise InvalidInput(f"cannot write {out}: " + ("it is a folder" if out.is_dir() else
+                           f"the folder {out.parent} does not exist") + "; give -o a file name")
+    if not ns.input.startswith("sample:") and out.exists() \
+            and os.path.samefile(out, ns.input):
+        raise InvalidInput(f"the output {out} is the input table: choose another -o path")
+    write_text(out, text)
+    print(f"written {out} ({h.source}: {len(h)} values, {h.height - 1} levels above them); "
+          f"edit it and pass --hierarchy {ns.column}={out}")
+    return EXIT_OK
+
+
 def cmd_info(ns: argparse.Namespace) -> int:
     from starmin.algorithms.bounds import k_anonymity_lower_bounds
     from starmin.algorithms.t_closeness_bound import t_closeness_lower_bounds
@@ -320,10 +371,19 @@ def cmd_info(ns: argparse.Namespace) -> int:
     if t_models and not ns.sensitive:
         raise InvalidInput("--t needs a sensitive column: add --sensitive COLUMN")
     schema = Schema.of(ns.qi, ns.sensitive)
+    from starmin.transform.nodes import read_specs, resolve
+
+    given = read_specs(hierarchy_files(ns), schema.qi)
     rt = LocalEngine().to_row_types(read_table(str(ns.input), schema=schema), schema).row_types
+    resolved = resolve(rt, given, ns.generalize)
     print(f"n = {rt.n} rows, m = {rt.m} QIs, t_in = {rt.t_in} row types")
-    for c, card in zip(rt.qi, rt.cardinalities, strict=True):
-        print(f"  {c:<24} {card} values")
+    for j, (c, card) in enumerate(zip(rt.qi, rt.cardinalities, strict=True)):
+        line = f"  {c:<24} {card} values"
+        if resolved is not None and not resolved.hierarchies[j].is_flat:
+            hc = resolved.hierarchies[j]
+            line += (f"; hierarchy {hc.source}: height {hc.height}, {len(hc.labels)} groups "
+                     f"over {hc.domain} values")
+        print(line)
     for s, dom in zip(rt.sensitive, rt.sensitive_domains, strict=True):
         print(f"  {s:<24} {len(dom)} sensitive values")
     for k in ns.k or [2, 5, 10]:
@@ -355,10 +415,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(_methods_text())
             return EXIT_OK
         with command_line():  # messages name flags (--k 5), not Python parameters (k=5)
-            if ns.command not in ("report", "generate"):  # no input table
+            if ns.command not in ("report", "generate", "hierarchy"):  # no QI columns needed
                 _defaults(ns)
             code = {"anonymize": cmd_anonymize, "verify": cmd_verify, "info": cmd_info,
-                    "report": cmd_report, "generate": cmd_generate}[ns.command](ns)
+                    "report": cmd_report, "generate": cmd_generate,
+                    "hierarchy": cmd_hierarchy}[ns.command](ns)
         if argv is None and ns.command == "verify":  # the `starmin` program, not a caller
             _exit_now(code)
         return code

@@ -25,8 +25,10 @@ set of values.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Iterator, Sequence
 from fractions import Fraction
+
+import numpy as np
 
 from starmin.errors import InvalidInput
 from starmin.transform.hierarchy import Hierarchy
@@ -40,6 +42,7 @@ MAX_LEVELS = 16
 
 
 def _present(values: Sequence[object]) -> list[object]:
+    """The values that are not missing (``None`` or NaN)."""
     return [v for v in values if v is not None and not (isinstance(v, float) and v != v)]
 
 
@@ -68,55 +71,70 @@ def builtin(values: Sequence[object], name: str = "", kind: str = "auto") -> Hie
         raise InvalidInput(f"unknown hierarchy kind {kind!r}: use one of {', '.join(KINDS)}")
     chosen = kind_of(values) if kind == "auto" else kind
     uniq = list(dict.fromkeys(values))
-    present = _present(uniq)
-    missing = len(present) < len(uniq)
+    ordered = sorted(_present(uniq), key=_order)
+    missing = len(ordered) < len(uniq)
     if chosen == "intervals":
-        bad = next((v for v in present if not _number(v)), None)
+        bad = next((v for v in ordered if not _number(v)), None)
         if bad is not None:
             raise InvalidInput(f"column {name!r} holds {bad!r}, not a number: interval "
                                "hierarchies need numbers; use --kind mask or flat")
-        levels = _interval_levels(present)
+        levels = _keep_merging(len(ordered), _interval_levels(ordered))
     elif chosen == "mask":
-        levels = _mask_levels(present, name)
+        levels = _keep_merging(len(ordered), _mask_levels(ordered, name))
     else:
         levels = []
-    ordered = sorted(present, key=_order)
-    rows: list[tuple[object, ...]] = [(v, *(lab(v) for lab in levels), TOP) for v in ordered]
+    rows: list[tuple[object, ...]] = [(v, *(lab[i] for lab in levels), TOP)
+                                      for i, v in enumerate(ordered)]
     if missing:
         rows.append((None, *(TOP for _ in levels), TOP))
-    source = f"built-in {chosen}" if chosen != "flat" else "built-in flat"
-    return Hierarchy(tuple(tuple(r) for r in rows), name, source)  # type: ignore[arg-type]
+    return Hierarchy(tuple(tuple(r) for r in rows), name,  # type: ignore[arg-type]
+                     f"built-in {chosen}")
 
 
 def _order(v: object) -> tuple[int, object]:
     return (0, v) if _number(v) else (1, str(v))
 
 
-def _keep_merging(present: Sequence[object], candidates: list[Callable[[object], str]]
-                  ) -> list[Callable[[object], str]]:
-    """The candidate levels that merge values, stopping before a level with one node."""
-    kept: list[Callable[[object], str]] = []
-    below = len(set(present))
-    for lab in candidates:
-        nodes = len({lab(v) for v in present})
+def _keep_merging(d: int, candidates: Iterator[list[str]]) -> list[list[str]]:
+    """The candidate levels (labels per value) that merge values, stopping before a level
+    with one node; ``d`` values at level 0."""
+    kept: list[list[str]] = []
+    below = d
+    for labels in candidates:
+        nodes = len(set(labels))
         if nodes <= 1:
             break
         if nodes < below:
-            kept.append(lab)
+            kept.append(labels)
             below = nodes
     return kept
 
 
 # ---- intervals --------------------------------------------------------------------------------
 
-def _interval_levels(present: Sequence[object]) -> list[Callable[[object], str]]:
-    nums = [_fraction(v) for v in present]
-    integer = all(isinstance(v, int) for v in present)
-    span = max(nums) - min(nums)
-    target = max(2, min(MAX_INTERVALS, len(set(nums)) // 2))
+def _interval_levels(ordered: Sequence[object]) -> Iterator[list[str]]:
+    """Labels per value at widths ``w, 2w, 4w, ...`` (at most :data:`MAX_LEVELS`)."""
+    integer = all(isinstance(v, int) for v in ordered)
+    ints = np.array(ordered, dtype=np.int64) if integer else None
+    nums = [] if integer else [_fraction(v) for v in ordered]
+    span = _fraction(ordered[-1]) - _fraction(ordered[0])  # sorted
+    target = max(2, min(MAX_INTERVALS, len(ordered) // 2))
     mant, exp = _nice(span / target, integer)
-    candidates = [_interval_label(mant * 2 ** i, exp, integer) for i in range(MAX_LEVELS)]
-    return _keep_merging(present, candidates)
+    for i in range(MAX_LEVELS):
+        width = mant * 2 ** i * Fraction(10) ** exp
+        if ints is not None:  # exact integer floor division
+            idx = (ints // int(width)).tolist()
+        else:
+            idx = [math.floor(x / width) for x in nums]
+        names = {k: _interval_name(k * width, width, integer) for k in dict.fromkeys(idx)}
+        yield [names[k] for k in idx]
+
+
+def _interval_name(lo: Fraction, width: Fraction, integer: bool) -> str:
+    hi = lo + width
+    if integer and lo >= 0:
+        return f"{int(lo)}-{int(hi) - 1}"
+    return f"[{_decimal(lo)}, {_decimal(hi)}["
 
 
 def _fraction(v: object) -> Fraction:
@@ -138,19 +156,6 @@ def _nice(x: Fraction, integer: bool) -> tuple[int, int]:
         exp += 1
 
 
-def _interval_label(mant: int, exp: int, integer: bool) -> Callable[[object], str]:
-    width = mant * Fraction(10) ** exp
-
-    def label(v: object) -> str:
-        lo = math.floor(_fraction(v) / width) * width
-        hi = lo + width
-        if integer and lo >= 0:
-            return f"{int(lo)}-{int(hi) - 1}"
-        return f"[{_decimal(lo)}, {_decimal(hi)}["
-
-    return label
-
-
 def _decimal(x: Fraction) -> str:
     """A finite decimal fraction written exactly (``Fraction(1, 20)`` -> ``0.05``)."""
     if x.denominator == 1:
@@ -166,15 +171,12 @@ def _decimal(x: Fraction) -> str:
 
 # ---- masks ------------------------------------------------------------------------------------
 
-def _mask_levels(present: Sequence[object], name: str) -> list[Callable[[object], str]]:
-    texts = {str(v) for v in present}
-    width = len(next(iter(texts))) if texts else 0
+def _mask_levels(ordered: Sequence[object], name: str) -> Iterator[list[str]]:
+    texts = [str(v) for v in ordered]
+    width = len(texts[0]) if texts else 0
     if width < 2 or any(len(t) != width for t in texts):
         raise InvalidInput(f"column {name!r} does not hold codes of one width (e.g. "
-                           f"{sorted(texts, key=len)[:2]}): masking needs fixed-width codes; "
-                           "use --kind flat or intervals")
-
-    def masked(i: int) -> Callable[[object], str]:
-        return lambda v: str(v)[:width - i] + "*" * i
-
-    return _keep_merging(present, [masked(i) for i in range(1, width)])
+                           f"{sorted(set(texts), key=len)[:2]}): masking needs fixed-width "
+                           "codes; use --kind flat or intervals")
+    for i in range(1, width):
+        yield [t[:width - i] + "*" * i for t in texts]
