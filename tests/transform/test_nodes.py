@@ -40,6 +40,7 @@ def test_file_to_node_codes_literal() -> None:
     assert c.parent.tolist() == [4, 4, 5, 6, 7, 7, 8, ROOT, ROOT]
     assert c.level.tolist() == [0, 0, 0, 0, 1, 1, 1, 2, 2]
     assert c.leaves.tolist() == [1, 1, 1, 1, 2, 1, 1, 3, 2]  # over the file's 5 values
+    assert c.observed.tolist() == [1, 1, 1, 1, 2, 1, 1, 3, 1]  # over the table's 4
     assert c.domain == 5
     assert c.up.tolist() == [[0, 1, 2, 3], [4, 4, 5, 6], [7, 7, 7, 8], [ROOT] * 4]
     assert c.label(7) == "30-39"

@@ -63,6 +63,9 @@ class ColumnHierarchy:
     leaves: NDArray[np.int64] | None = None
     domain: int | None = None
     source: str = ""
+    observed: NDArray[np.int64] = field(init=False, repr=False)
+    """``(nodes,)``: the table's values under each node (1 for a value; ``card`` under the
+    root), unlike :attr:`leaves`, which counts the hierarchy's whole domain."""
     up: NDArray[np.int32] = field(init=False, repr=False)
     """``(height + 1, card)``: ``up[h, v]`` is the ancestor-or-self of leaf ``v`` at level
     ``h`` (its lowest ancestor of level ``>= h``); ``up[0]`` the leaves, ``up[height]``
@@ -94,6 +97,13 @@ class ColumnHierarchy:
         object.__setattr__(self, "leaves", leaves)
         object.__setattr__(self, "domain", domain)
         object.__setattr__(self, "up", self._ancestors())
+        observed = np.zeros(nodes, dtype=np.int64)
+        cur = np.arange(self.card, dtype=np.int64)
+        while len(cur):  # add each value to every node on its path to the root
+            np.add.at(observed, cur, 1)
+            cur = parent[cur].astype(np.int64)
+            cur = cur[cur != ROOT]
+        object.__setattr__(self, "observed", observed)
 
     def _ancestors(self) -> NDArray[np.int32]:
         up = np.empty((self.height + 1, self.card), dtype=np.int32)
@@ -136,6 +146,10 @@ class ColumnHierarchy:
         """Domain values under each node code (``domain`` for :data:`ROOT`), same shape."""
         assert self.leaves is not None and self.domain is not None
         return np.append(self.leaves, np.int64(self.domain))[np.asarray(node)]
+
+    def observed_of(self, node: NDArray[np.integer]) -> NDArray[np.int64]:
+        """The table's values under each node code (``card`` for :data:`ROOT`), same shape."""
+        return np.append(self.observed, np.int64(self.card))[np.asarray(node)]
 
     def covers(self, node: NDArray[np.integer], leaf: NDArray[np.integer]) -> NDArray[np.bool_]:
         """Elementwise: is ``node`` the leaf itself, one of its ancestors, or the root?"""
@@ -215,6 +229,14 @@ class Hierarchies:
         out = np.empty(outputs.shape, dtype=np.int64)
         for j, c in enumerate(self.columns):
             out[:, j] = c.leaves_of(outputs[:, j])
+        return out
+
+    def observed_of(self, outputs: NDArray[np.integer]) -> NDArray[np.int64]:
+        """``(r, m)`` the table's values under each output cell's node."""
+        outputs = np.asarray(outputs)
+        out = np.empty(outputs.shape, dtype=np.int64)
+        for j, c in enumerate(self.columns):
+            out[:, j] = c.observed_of(outputs[:, j])
         return out
 
     def generalized(self, outputs: NDArray[np.integer]) -> NDArray[np.bool_]:
