@@ -24,6 +24,8 @@ from starmin.cli.args import (
 )
 from starmin.cli.generate import add_parser as add_generate_parser
 from starmin.cli.generate import cmd_generate
+from starmin.cli.hierarchy import add_parser as add_hierarchy_parser
+from starmin.cli.hierarchy import cmd_hierarchy
 from starmin.errors import InvalidInput, StarminError, VerificationFailed, command_line
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
@@ -119,15 +121,6 @@ def build_parser() -> argparse.ArgumentParser:
                         "(repeatable; needs --sensitive; default: none)")
     add_hierarchy_args(i)
 
-    h = sub.add_parser("hierarchy", help="write a QI column's built-in hierarchy as an ARX "
-                       "CSV to edit (then pass it with --hierarchy COL=FILE)", parents=[quiet])
-    h.add_argument("column", help="the column")
-    h.add_argument("--from", dest="input", required=True, metavar="DATA",
-                   help="the table (CSV, Parquet or sample:NAME) whose values it covers")
-    h.add_argument("--kind", default="auto", choices=("auto", "intervals", "mask", "flat"),
-                   help="auto (the default: intervals for numbers, mask for fixed-width codes "
-                   "such as zips or dates as text, flat otherwise), or one of them")
-    h.add_argument("-o", "--output", help="file to write (default: standard output)")
 
     sub.add_parser("methods", help="list the algorithms and their guarantees", parents=[quiet])
 
@@ -137,6 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("-o", "--output", help="HTML file to write (default: the report's path "
                    "with .json replaced by .html, i.e. OUT.report.html)")
     add_generate_parser(sub, [quiet])
+    add_hierarchy_parser(sub, [quiet])
     return parser
 
 
@@ -323,37 +317,6 @@ def verdict_text(d: dict[str, Any]) -> str:
                          f"released as {e.get('released')!r}")
     lines.append("verdict: " + ("every model holds" if d.get("passed") else "FAILED"))
     return "\n".join(lines)
-
-
-def cmd_hierarchy(ns: argparse.Namespace) -> int:
-    """Write a column's built-in hierarchy (ARX CSV) for the user to edit."""
-    from starmin.engines.encode import encode_column
-    from starmin.io.output import write_text
-    from starmin.io.tables import read_table
-    from starmin.transform.builtin import builtin
-
-    table = read_table(str(ns.input))
-    if ns.column not in table.columns:
-        from starmin.data.schema import unknown_column
-
-        raise unknown_column(ns.column, table.columns, ns.input)
-    _, domain = encode_column(table[ns.column])
-    h = builtin(domain, ns.column, ns.kind)
-    text = h.to_csv()
-    if ns.output is None:
-        sys.stdout.write(text)
-        return EXIT_OK
-    out = Path(ns.output)
-    if out.is_dir() or not out.parent.is_dir():
-        raise InvalidInput(f"cannot write {out}: " + ("it is a folder" if out.is_dir() else
-                           f"the folder {out.parent} does not exist") + "; give -o a file name")
-    if not ns.input.startswith("sample:") and out.exists() \
-            and os.path.samefile(out, ns.input):
-        raise InvalidInput(f"the output {out} is the input table: choose another -o path")
-    write_text(out, text)
-    print(f"written {out} ({h.source}: {len(h)} values, {h.height - 1} levels above them); "
-          f"edit it and pass --hierarchy {ns.column}={out}")
-    return EXIT_OK
 
 
 def cmd_info(ns: argparse.Namespace) -> int:
