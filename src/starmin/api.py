@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -20,12 +20,13 @@ from starmin.algorithms.base import Progress, silent
 from starmin.data.rowtypes import RowTypes
 from starmin.data.schema import Schema
 from starmin.engines.local import LocalEngine
-from starmin.errors import InvalidInput, VerificationFailed
+from starmin.errors import InvalidInput, VerificationFailed, param
 from starmin.io.tables import read_table
 from starmin.models.apply import check_feasible
 from starmin.models.base import PrivacyModel
 from starmin.models.combine import implied_k, parts
 from starmin.report.record import Report
+from starmin.transform.hierarchy import Hierarchy
 from starmin.transform.plan import ReleasePlan
 
 
@@ -72,7 +73,11 @@ def solve(rt: RowTypes, model: PrivacyModel, method: str = "auto", *, seed: int 
     release with the fewest stars; ``plan.certificate["portfolio"]`` lists what it did),
     ``method="exact"`` the first exact method that can solve it. ``options`` go to the named
     method; ``auto`` takes only ``budget`` (work units, default
-    :data:`starmin.algorithms.portfolio.BUDGET`): each member runs with its own settings."""
+    :data:`starmin.algorithms.portfolio.BUDGET`): each member runs with its own settings.
+
+    When ``rt`` carries hierarchies (:meth:`RowTypes.with_hierarchies`), each star of the
+    chosen plan is then released as the most specific node its class shares
+    (:func:`starmin.transform.generalize.lowest_nodes`): the same classes, fewer stars."""
     return _solve(rt, model, method, seed=seed, progress=progress, **options)[0]
 
 
@@ -92,14 +97,43 @@ def _solve(rt: RowTypes, model: PrivacyModel, method: str = "auto", *, seed: int
         plan, trials = portfolio.run(rt, model, seed=seed, progress=progress or silent,
                                      budget=budget)
         plan.validate(rt)
-        return plan, trials
+        return _lowest_nodes(plan, rt), trials
     algo = registry.choose(model, rt, method)
     reason = algo.supports(model, rt)
     if reason is not None:
         raise InvalidInput(f"method {algo.name!r} cannot solve this instance: {reason}")
     plan = algo.solve(rt, model, seed=seed, progress=progress or silent, **options)
     plan.validate(rt)
-    return plan, None
+    return _lowest_nodes(plan, rt), None
+
+
+def _lowest_nodes(plan: ReleasePlan, rt: RowTypes) -> ReleasePlan:
+    """Each star as the lowest common ancestor of its class, when ``rt`` has hierarchies."""
+    if rt.hierarchies is None or rt.hierarchies.is_flat:
+        return plan
+    from starmin.transform.generalize import lowest_nodes
+
+    plan = lowest_nodes(plan, rt)
+    plan.validate(rt)
+    return plan
+
+
+OBJECTIVES = ("stars", "loss")
+
+
+def check_objective(objective: object) -> None:
+    """Only ``stars`` is honored: no algorithm minimizes hierarchy loss yet."""
+    if objective == "stars":
+        return
+    if objective == "loss":
+        raise InvalidInput(
+            f"{param('objective', 'loss')} is not available yet: no algorithm in starmin "
+            "minimizes hierarchy loss (issue 9, part 4). Use "
+            f"{param('objective', 'stars')} (the default): with hierarchies, the star-minimal "
+            "classes are released with each star replaced by the most specific node its "
+            "class shares, and the report gives the loss measures")
+    raise InvalidInput(f"{param('objective', objective)} is not an objective: use "
+                       f"{param('objective', 'stars')}")
 
 
 def lower_bounds(rt: RowTypes, model: PrivacyModel, progress: Progress | None = None
@@ -166,6 +200,9 @@ def anonymize(
     seed: int = 0,
     progress: Progress | None = None,
     attributes: bool = False,
+    hierarchies: Mapping[str, str | os.PathLike[str] | Hierarchy] | None = None,
+    generalize: bool = False,
+    objective: str = "stars",
     **params: Any,
 ) -> Release:
     """Release ``data`` under ``model`` (or models built from ``k=``, ``l=``, ``t=``, ...).
@@ -176,16 +213,29 @@ def anonymize(
     cell of those columns is ``*``. It takes no ``method``; the report's guarantee and
     certificate name the columns.
 
+    Generalization (docs/hierarchies.md): ``hierarchies`` maps QI columns to ARX hierarchy
+    CSV files (or :class:`~starmin.transform.hierarchy.Hierarchy` objects); ``generalize=True``
+    gives every other QI column its built-in hierarchy (intervals, masking or flat). Then a
+    released cell may be an ancestor of its value: the method still minimizes stars, and each
+    star is released as the most specific node its class shares; the verifier also checks
+    every released cell against the input and the hierarchies. Without either, the release
+    is suppression only (a value or ``*``). ``objective``: only ``"stars"`` is available.
+
     Raises :class:`~starmin.errors.VerificationFailed` if the release does not pass the
     independent verifier (which never happens unless an algorithm is wrong).
     """
     from starmin import model_params as P
     from starmin.report.build import build_report
+    from starmin.transform.nodes import read_specs, resolve
     from starmin.verifier import verify
 
     P.check_call("anonymize", params, method, seed, progress)  # all before data is read
     _check_attributes(attributes, method)
+    check_objective(objective)
+    if not isinstance(generalize, bool):
+        raise InvalidInput(f"{param('generalize', generalize)} must be True or False")
     schema = Schema.of(qi, sensitive, identifiers)
+    given = read_specs(hierarchies, schema.qi)
     the_model = P.the_model(model, params, schema.sensitive)
     say = progress or silent
     timings: dict[str, float] = {}
@@ -196,6 +246,10 @@ def anonymize(
     t0 = time.perf_counter()
     encoded = engine.to_row_types(table, schema)
     rt = encoded.row_types
+    resolved = resolve(rt, given, generalize)
+    if resolved is not None:  # the row types (and the engine) carry the hierarchies
+        rt = rt.with_hierarchies(resolved.hierarchies)
+        encoded = replace(encoded, row_types=rt)
     timings["aggregate"] = time.perf_counter() - t0
     say(f"aggregated n={rt.n} rows, m={rt.m} QIs into t_in={rt.t_in} row types "
         f"({timings['aggregate']:.2f} s)")
@@ -209,6 +263,10 @@ def anonymize(
         plan, trials = _solve(rt, the_model, method, seed=seed, progress=say)
     timings["solve"] = time.perf_counter() - t0
     say(f"{plan.method}: {plan.stars} stars ({timings['solve']:.2f} s)")
+    gen = plan.certificate.get("generalization")
+    if isinstance(gen, Mapping):
+        say(f"each star as its class's lowest common ancestor: {gen['stars_before']} stars -> "
+            f"{gen['stars']} stars and {gen['generalized_cells']} generalized cells")
     t0 = time.perf_counter()
     known = plan.certificate.get("lower_bounds")
     if isinstance(known, dict) and getattr(the_model, "k", None) == implied_k(the_model) \
@@ -221,7 +279,9 @@ def anonymize(
     released = engine.apply_plan(encoded, plan, seed=seed)
     timings["apply"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    verdict = verify(released, schema.qi, schema.sensitive, [the_model])
+    cells: dict[str, Any] = {} if resolved is None else {
+        "original": table, "hierarchies": {c: h.rows for c, h in resolved.files.items()}}
+    verdict = verify(released, schema.qi, schema.sensitive, [the_model], **cells)
     timings["verify"] = time.perf_counter() - t0
     report = build_report(data, rt, schema, the_model, plan, bounds, verdict, timings, seed,
                           portfolio=trials)

@@ -7,7 +7,7 @@ algorithms or engines. It is light: no solver library is imported.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +32,8 @@ def verify(
     distance_matrix: str | Path | None = None,
     p: int | None = None,
     star: str = "*",
+    original: Any = None,
+    hierarchies: Mapping[str, str | Path | Sequence[Sequence[object]]] | None = None,
 ) -> VerificationReport:
     """Check a (released) table against privacy models; return the verdict.
 
@@ -44,6 +46,11 @@ def verify(
     k, l, l_kind, c, t, distance, sa_hierarchy, distance_matrix, p : the models, as for
         :func:`starmin.anonymize`; every one given must hold.
     star : the suppression symbol (for the star counts; otherwise an ordinary value).
+    original : the table the release was made from (a path or a table; same rows, same
+        order). When given, every released QI cell must also be its row's value, one of its
+        ancestors, or ``star``; the verdict's ``cells`` says so.
+    hierarchies : per QI column, the ARX hierarchy CSV the release used (with ``original``);
+        a column without one allows only its value or ``star``.
 
     Returns
     -------
@@ -63,4 +70,5 @@ def verify(
     params = {"k": k, "l": l, "l_kind": l_kind, "c": c, "t": t, "distance": distance,
               "sa_hierarchy": sa_hierarchy, "distance_matrix": distance_matrix, "p": p}
     combined = the_model(model, params, column_names(sensitive, "sensitive"))
-    return check(table, qi, sensitive, [combined], star=star)
+    return check(table, qi, sensitive, [combined], star=star, original=original,
+                 hierarchies=hierarchies)

@@ -46,7 +46,7 @@ def test_the_page_is_written_beside_the_release(released: Path) -> None:
     assert f"{report['stars']:,} suppressed cells" in page
     assert f"at least {report['lower_bound']:,} stars" in page
     assert report["model"] in page and "Verified" in page
-    assert report["report_version"] == 2 and report["distributions"]["columns"]
+    assert report["report_version"] == 3 and report["distributions"]["columns"]
 
 
 def test_same_run_twice_same_page(released: Path, tmp_path: Path) -> None:

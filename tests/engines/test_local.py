@@ -105,6 +105,31 @@ def test_all_stars_plan() -> None:
     assert set(out["age"].to_list()) == {"*"} and set(out["zip"].to_list()) == {"*"}
 
 
+def test_hierarchy_nodes_are_written_as_their_labels() -> None:
+    from dataclasses import replace
+
+    from starmin.transform.hierarchy import Hierarchy
+    from starmin.transform.nodes import resolve
+
+    enc = encode()
+    rt = enc.row_types  # age 30, 41, missing; zip a, b, missing
+    age = Hierarchy.parse("30;30-39;*\n41;40-49;*\n;unknown;*\n", name="age")
+    zips = Hierarchy.parse("a;ab;*\nb;ab;*\n;*;*\n", name="zip")
+    got = resolve(rt, {"age": age, "zip": zips}, False)
+    assert got is not None
+    rt = rt.with_hierarchies(got.hierarchies)
+    enc = replace(enc, row_types=rt)
+    # every row type released at level 1 of age; zip 'a'/'b' -> 'ab', missing zip -> *
+    outputs = np.array([[rt.dgh[0].up[1, a], rt.dgh[1].up[1, z]] for a, z in rt.codes])
+    ti, ki = np.nonzero(rt.counts)
+    plan = ReleasePlan(outputs, ti, ti, ki, rt.counts[ti, ki], "levels", G)
+    out = LocalEngine().apply_plan(enc, plan)
+    assert out["age"].to_list() == ["30-39", "30-39", "40-49", "unknown", "30-39", "40-49",
+                                    "unknown"]
+    assert out["zip"].to_list() == ["ab", "ab", "ab", "ab", "*", "ab", "ab"]
+    assert out["note"].to_list() == list("ABCDEFG")
+
+
 def test_bad_plan_is_refused() -> None:
     enc = encode()
     rt = enc.row_types

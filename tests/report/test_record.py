@@ -25,8 +25,9 @@ V1_KEYS = ["starmin_version", "created", "input", "model", "method", "guarantee"
 def test_json_keeps_every_version_1_key_in_order(t_release: Release) -> None:
     d = t_release.report.as_dict()
     assert [k for k in d if k in V1_KEYS] == V1_KEYS
-    assert set(d) - set(V1_KEYS) == {"report_version", "distributions"}
-    assert d["report_version"] == REPORT_VERSION == 2
+    assert set(d) - set(V1_KEYS) == {"report_version", "distributions",  # version 2
+                                     "generalized_cells", "measures", "hierarchies"}  # 3
+    assert d["report_version"] == REPORT_VERSION == 3
     assert set(d["input"]) == {"source", "n", "m", "t_in", "qi", "sensitive",
                                "identifiers_dropped", "cardinalities"}
     assert set(d["classes"]) == {"count", "min_size", "median_size", "max_size"}
@@ -89,10 +90,27 @@ def test_summary_reads_the_record_or_its_json(t_release: Release) -> None:
 def test_a_version_1_report_still_reads(t_release: Release) -> None:
     d = t_release.report.as_dict()
     del d["report_version"], d["distributions"]
+    del d["generalized_cells"], d["measures"], d["hierarchies"]  # version 3
     old = Report.from_dict(d)
-    assert old.version == 1 and old.distributions is None
+    assert old.version == 1 and old.distributions is None and old.measures is None
     assert old.as_dict() == d  # written back with the version-1 keys only
-    assert summary(old) == summary(t_release.report)
+    # the same summary, less the version-3 lines of loss measures
+    assert summary(old) == summary(dataclasses.replace(t_release.report, measures=None))
+    assert "measures   loss (Iyengar LM)" in summary(t_release.report)
+
+
+def test_a_version_2_report_still_reads(t_release: Release) -> None:
+    d = t_release.report.as_dict()
+    del d["generalized_cells"], d["measures"], d["hierarchies"]
+    d["report_version"] = 2
+    for col in d["distributions"]["columns"]:
+        del col["generalized"]
+    old = Report.from_dict(d)
+    assert old.version == 2 and old.measures is None and old.loss.generalized_cells == 0
+    back = old.as_dict()
+    for col in back["distributions"]["columns"]:
+        assert col.pop("generalized") == 0
+    assert back == d
 
 
 @pytest.mark.parametrize(("change", "words"), [

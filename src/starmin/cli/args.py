@@ -44,6 +44,42 @@ def add_model_args(p: argparse.ArgumentParser) -> None:
                    ">= p distinct sensitive values per class")
 
 
+def add_hierarchy_args(p: argparse.ArgumentParser, generalize: bool = True) -> None:
+    """``--hierarchy COL=FILE`` (repeatable) and, with ``generalize``, ``--generalize``."""
+    g = p.add_argument_group("generalization hierarchies (docs/hierarchies.md)")
+    g.add_argument("--hierarchy", type=column_file, action="append", metavar="COL=FILE",
+                   help="ARX hierarchy CSV for a QI column (repeatable): a released cell may "
+                   "be the value, an ancestor in FILE, or *")
+    if generalize:
+        g.add_argument("--generalize", action="store_true",
+                       help="give every QI column without --hierarchy its built-in hierarchy "
+                       "(intervals for numbers, masking for fixed-width codes, value -> * "
+                       "otherwise; see 'starmin hierarchy')")
+
+
+def hierarchy_files(ns: argparse.Namespace) -> dict[str, str] | None:
+    """The ``--hierarchy`` flags as a mapping column -> file (``None`` when none)."""
+    pairs = getattr(ns, "hierarchy", None) or []
+    out: dict[str, str] = {}
+    for column, path in pairs:
+        if column in out:
+            from starmin.errors import InvalidInput
+
+            raise InvalidInput(f"--hierarchy is given twice for column {column!r}: give one "
+                               "file per column")
+        out[column] = path
+    return out or None
+
+
+def column_file(text: str) -> tuple[str, str]:
+    """``COL=FILE`` -> ``(COL, FILE)``."""
+    column, eq, path = text.partition("=")
+    if not eq or not column.strip() or not path.strip():
+        raise argparse.ArgumentTypeError(f"expected COL=FILE (e.g. age=age_hierarchy.csv), got "
+                                         f"{text!r}")
+    return column.strip(), path.strip()
+
+
 def model_params(ns: argparse.Namespace) -> dict[str, Any]:
     return {"k": ns.k, "l": ns.l, "l_kind": ns.l_kind, "c": ns.c, "t": ns.t,
             "distance": ns.distance, "sa_hierarchy": ns.sa_hierarchy,

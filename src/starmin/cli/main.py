@@ -1,4 +1,4 @@
-"""``starmin``: anonymize, verify, info, methods, report, generate, ui."""
+"""``starmin``: anonymize, verify, info, methods, report, generate, ui, hierarchy."""
 
 from __future__ import annotations
 
@@ -12,9 +12,20 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from starmin.cli.args import Parser, add_model_args, add_table_args, model_params, number, whole
+from starmin.cli.args import (
+    Parser,
+    add_hierarchy_args,
+    add_model_args,
+    add_table_args,
+    hierarchy_files,
+    model_params,
+    number,
+    whole,
+)
 from starmin.cli.generate import add_parser as add_generate_parser
 from starmin.cli.generate import cmd_generate
+from starmin.cli.hierarchy import add_parser as add_hierarchy_parser
+from starmin.cli.hierarchy import cmd_hierarchy
 from starmin.errors import InvalidInput, StarminError, VerificationFailed, command_line
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
@@ -80,6 +91,11 @@ def build_parser() -> argparse.ArgumentParser:
     add_model_args(a)
     a.add_argument("--method", default="auto", help="algorithm (see below; default auto: "
                    "the portfolio of the methods marked [auto], fewest stars wins)")
+    add_hierarchy_args(a)
+    a.add_argument("--objective", default="stars", choices=("stars", "loss"),
+                   help="what the method minimizes: stars (the default; with hierarchies each "
+                   "star is then released as the most specific node its class shares). 'loss' "
+                   "is refused: no algorithm minimizes hierarchy loss yet")
     a.add_argument("--seed", type=int, default=0, help="seed for every random choice")
     a.add_argument("--attributes", action="store_true", help="suppress whole QI columns "
                    "instead of cells: the fewest columns whose suppression satisfies the "
@@ -94,6 +110,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_table_args(v)
     add_model_args(v)
     v.add_argument("--json", action="store_true", help="print the full verdict as JSON")
+    v.add_argument("--original", metavar="FILE", help="the table the release was made from "
+                   "(same rows, same order): also check that every released QI cell is its "
+                   "row's value, an ancestor in the column's --hierarchy, or *")
+    add_hierarchy_args(v, generalize=False)
 
     i = sub.add_parser("info", help="n, m, t_in, cardinalities and lower bounds",
                        parents=[quiet])
@@ -103,6 +123,8 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--t", type=number, action="append",
                    help="t for the t-closeness lower bounds, equal distance "
                         "(repeatable; needs --sensitive; default: none)")
+    add_hierarchy_args(i)
+
 
     sub.add_parser("methods", help="list the algorithms and their guarantees", parents=[quiet])
 
@@ -129,6 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "(default: a new temporary folder, removed when the server stops)")
     u.add_argument("--open", action="store_true", help="open the page in the default "
                    "browser")
+    add_hierarchy_parser(sub, [quiet])
     return parser
 
 
@@ -166,8 +189,10 @@ def _default_output(source: str) -> Path:
 
 
 def cmd_anonymize(ns: argparse.Namespace) -> int:
+    from starmin.api import check_objective
     from starmin.io.output import check_output
 
+    check_objective(ns.objective)  # before any work
     say = _progress(ns.quiet)
     out = Path(ns.output) if ns.output else _default_output(str(ns.input))
     src = str(ns.input)
@@ -183,7 +208,8 @@ def cmd_anonymize(ns: argparse.Namespace) -> int:
 
     release = anonymize(src, ns.qi, ns.sensitive, identifiers=ns.identifiers,
                         method=ns.method, seed=ns.seed, progress=say,
-                        attributes=ns.attributes, **model_params(ns))
+                        attributes=ns.attributes, hierarchies=hierarchy_files(ns),
+                        generalize=ns.generalize, objective=ns.objective, **model_params(ns))
     report = release.report.with_source(src)
     say("drawing the report page's plots")
     page = render(report)
@@ -289,7 +315,13 @@ def cmd_verify(ns: argparse.Namespace) -> int:
         table: Any = read_table(source)
     else:
         table = source
-    verdict = verify(table, ns.qi, ns.sensitive, **model_params(ns))
+    original: Any = ns.original
+    if original is not None and str(original).startswith("sample:"):
+        from starmin.io.tables import read_table
+
+        original = read_table(original)
+    verdict = verify(table, ns.qi, ns.sensitive, original=original,
+                     hierarchies=hierarchy_files(ns), **model_params(ns))
     d = verdict.as_dict()
     print(json.dumps(d, indent=2, default=str) if ns.json else verdict_text(d))
     return EXIT_OK if verdict.passed else EXIT_FAILED
@@ -302,6 +334,16 @@ def verdict_text(d: dict[str, Any]) -> str:
         mark = "PASS" if m.get("passed") else "FAIL"
         lines.append(f"{mark} {m.get('name')}: worst {m.get('measure_name')} = "
                      f"{m.get('worst')}; violating classes: {m.get('violating_classes', 0)}")
+    cells = d.get("cells")
+    if cells is not None:
+        against = ", ".join(cells.get("hierarchies") or []) or "none"
+        lines.append(f"{'PASS' if cells.get('passed') else 'FAIL'} cells: each released QI cell "
+                     f"is its value, an ancestor or * (hierarchies: {against}); "
+                     f"{cells.get('generalized_cells')} generalized, "
+                     f"{cells.get('violating_cells')} violating")
+        for e in cells.get("examples", []):
+            lines.append(f"  row {e.get('row')}, {e.get('column')}: {e.get('original')!r} "
+                         f"released as {e.get('released')!r}")
     lines.append("verdict: " + ("every model holds" if d.get("passed") else "FAILED"))
     return "\n".join(lines)
 
@@ -321,10 +363,19 @@ def cmd_info(ns: argparse.Namespace) -> int:
     if t_models and not ns.sensitive:
         raise InvalidInput("--t needs a sensitive column: add --sensitive COLUMN")
     schema = Schema.of(ns.qi, ns.sensitive)
+    from starmin.transform.nodes import read_specs, resolve
+
+    given = read_specs(hierarchy_files(ns), schema.qi)
     rt = LocalEngine().to_row_types(read_table(str(ns.input), schema=schema), schema).row_types
+    resolved = resolve(rt, given, ns.generalize)
     print(f"n = {rt.n} rows, m = {rt.m} QIs, t_in = {rt.t_in} row types")
-    for c, card in zip(rt.qi, rt.cardinalities, strict=True):
-        print(f"  {c:<24} {card} values")
+    for j, (c, card) in enumerate(zip(rt.qi, rt.cardinalities, strict=True)):
+        line = f"  {c:<24} {card} values"
+        if resolved is not None and not resolved.hierarchies[j].is_flat:
+            hc = resolved.hierarchies[j]
+            line += (f"; hierarchy {hc.source}: height {hc.height}, {len(hc.labels)} groups "
+                     f"over {hc.domain} values")
+        print(line)
     for s, dom in zip(rt.sensitive, rt.sensitive_domains, strict=True):
         print(f"  {s:<24} {len(dom)} sensitive values")
     for k in ns.k or [2, 5, 10]:
@@ -356,11 +407,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(_methods_text())
             return EXIT_OK
         with command_line():  # messages name flags (--k 5), not Python parameters (k=5)
-            if ns.command not in ("report", "generate", "ui"):  # no input table
+            if ns.command not in ("report", "generate", "ui", "hierarchy"):  # no QI columns
                 _defaults(ns)
             code = {"anonymize": cmd_anonymize, "verify": cmd_verify, "info": cmd_info,
-                    "report": cmd_report, "generate": cmd_generate,
-                    "ui": cmd_ui}[ns.command](ns)
+                    "report": cmd_report, "generate": cmd_generate, "ui": cmd_ui,
+                    "hierarchy": cmd_hierarchy}[ns.command](ns)
         if argv is None and ns.command == "verify":  # the `starmin` program, not a caller
             _exit_now(code)
         return code

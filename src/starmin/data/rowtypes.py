@@ -9,15 +9,22 @@ sensitive columns. ``counts[i, j]`` is the number of rows of row type ``i`` whos
 columns take key ``j``; ``keys[j, a]`` is the code of sensitive column ``a`` in key ``j``.
 With one sensitive column the keys are its values. With none there is one key, and
 ``counts`` has one column.
+
+Generalization hierarchies (:mod:`starmin.data.hierarchies`) travel with the row types: an
+algorithm reads :attr:`RowTypes.dgh` (flat, i.e. suppression only, unless hierarchies were
+attached with :meth:`RowTypes.with_hierarchies`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 import numpy as np
 from numpy.typing import NDArray
+
+from starmin.data.hierarchies import Hierarchies
 
 IntArray = NDArray[np.int64]
 
@@ -36,6 +43,8 @@ class RowTypes:
     sensitive : sensitive column names (may be empty).
     keys : ``(s, len(sensitive))`` int32; code of each sensitive column in each key.
     sensitive_domains : per sensitive column, the decoded value of each code, sorted, missing last.
+    hierarchies : the QI columns' generalization hierarchies over node codes, or ``None`` for
+        suppression only (the default; :attr:`dgh` is then flat).
     """
 
     qi: tuple[str, ...]
@@ -45,6 +54,7 @@ class RowTypes:
     sensitive: tuple[str, ...] = ()
     keys: NDArray[np.int32] = field(default_factory=lambda: np.zeros((1, 0), dtype=np.int32))
     sensitive_domains: tuple[tuple[object, ...], ...] = ()
+    hierarchies: Hierarchies | None = None
 
     def __post_init__(self) -> None:
         codes = np.ascontiguousarray(self.codes, dtype=np.int32)
@@ -58,6 +68,11 @@ class RowTypes:
             raise ValueError(f"keys must be ({counts.shape[1]}, {len(self.sensitive)})")
         if len(self.domains) != len(self.qi):
             raise ValueError("one domain per QI column is required")
+        if self.hierarchies is not None and (
+                len(self.hierarchies) != len(self.qi)
+                or any(h.card != len(d) for h, d in zip(self.hierarchies.columns, self.domains,
+                                                        strict=True))):
+            raise ValueError("one hierarchy per QI column is required, with a leaf per value")
         object.__setattr__(self, "codes", codes)
         object.__setattr__(self, "counts", counts)
         object.__setattr__(self, "keys", keys)
@@ -92,6 +107,18 @@ class RowTypes:
     def cardinalities(self) -> tuple[int, ...]:
         """Number of distinct values per QI column."""
         return tuple(len(d) for d in self.domains)
+
+    @cached_property
+    def dgh(self) -> Hierarchies:
+        """The domain generalization hierarchy of every QI column: the attached
+        :attr:`hierarchies`, else flat ones (a value or ``*``: suppression only)."""
+        if self.hierarchies is not None:
+            return self.hierarchies
+        return Hierarchies.flat(self.cardinalities)
+
+    def with_hierarchies(self, hierarchies: Hierarchies | None) -> RowTypes:
+        """A copy carrying ``hierarchies`` (``None``: suppression only)."""
+        return replace(self, hierarchies=hierarchies)
 
     # -- sensitive histograms ----------------------------------------------------------
     def sensitive_histograms(self, key_counts: NDArray[np.integer]) -> list[IntArray]:

@@ -81,14 +81,19 @@ class LocalEngine:
 
         Within each (row type, sensitive key) class the rows are put in a seeded random order
         and handed out to the plan's output vectors by their counts; QI cells become the
-        released value (text) or ``*``; identifiers are dropped; row order is kept.
+        released node's label: the value (text), an internal node's label from the column's
+        hierarchy (``RowTypes.hierarchies``), or ``*`` for the root; identifiers are dropped;
+        row order is kept.
         """
         rt = encoded.row_types
         plan.validate(rt)
         out_of_row = assign_outputs(encoded.type_of_row, encoded.key_of_row, rt.s, plan, seed)
         cols = []
         for j, c in enumerate(rt.qi):
-            lookup = [None if v is None else _text(v) for v in rt.domains[j]] + [STAR_TEXT]
+            # node codes: values 0..card-1, internal nodes card.., the root (STAR) last
+            groups = list(rt.hierarchies[j].labels) if rt.hierarchies is not None else []
+            lookup = [None if v is None else _text(v) for v in rt.domains[j]] + groups \
+                + [STAR_TEXT]
             idx = plan.outputs[out_of_row, j].astype(np.int64)
             idx[idx == STAR] = len(lookup) - 1
             cols.append(pl.Series(c, lookup, dtype=pl.String).gather(idx))

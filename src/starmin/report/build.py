@@ -15,6 +15,7 @@ import numpy as np
 from starmin.data.rowtypes import RowTypes
 from starmin.data.schema import Schema
 from starmin.models.base import PrivacyModel
+from starmin.models.combine import implied_k
 from starmin.report.record import REPORT_VERSION, Report
 from starmin.transform.plan import STAR, ReleasePlan
 
@@ -37,18 +38,30 @@ def build_report(source: Any, rt: RowTypes, schema: Schema, model: PrivacyModel,
     work, reason, seconds) with ``"portfolio_budget"`` and ``"portfolio_ratio"`` from the
     plan's certificate; ``None`` (a named method): those fields are ``null``.
 
-    The distributions the HTML report plots (:mod:`starmin.report.distributions`) are computed
+    The distributions the HTML report plots (:mod:`starmin.report.distributions`) and the loss
+    measures (:mod:`starmin.transform.loss`, under the hierarchies ``rt`` carries) are computed
     here, timed as the ``report`` stage. The record is made from the report's JSON form, so
-    the report in memory is exactly the one its file holds."""
+    the report in memory is exactly the one its file holds.
+
+    The lower bound bounds the optimal stars of a suppression-only release; it also bounds the
+    cells any release under hierarchies does not release as their value (stars plus
+    generalized cells): a class whose rows differ in a column must release a group there, and
+    releasing each class's suppressor instead (classes whose suppressors coincide merge, which
+    keeps every supported model) is a suppression-only release with no more stars. So
+    ``gap = stars + generalized_cells - lower_bound``; with suppression only, ``stars -
+    lower_bound`` as before."""
     from starmin.report.distributions import distributions
+    from starmin.transform.loss import measures
 
     t0 = time.perf_counter()
     dist = distributions(rt, plan, model)
+    ms = measures(plan, rt, k=implied_k(model))
     timings = {**timings, "report": time.perf_counter() - t0}
     sizes = plan.class_sizes
     per_col = {c: int((sizes * (plan.outputs[:, j] == STAR)).sum()) for j, c in enumerate(rt.qi)}
     lb = max([int(v) for v in bounds.values()] + [int(plan.lower_bound or 0)])
     stars = plan.stars
+    changed = stars + ms.generalized_cells
     cells = rt.n * rt.m
     cert = dict(plan.certificate)
     auto = {k: cert.pop(k, None) for k in ("portfolio", "portfolio_budget", "portfolio_ratio")}
@@ -78,8 +91,8 @@ def build_report(source: Any, rt: RowTypes, schema: Schema, model: PrivacyModel,
         "lower_bounds": {**{k: int(v) for k, v in bounds.items()},
                          **({"algorithm": int(plan.lower_bound)}
                             if plan.lower_bound is not None else {})},
-        "gap": stars - lb,
-        "gap_ratio": (stars / lb) if lb else (1.0 if stars == 0 else None),
+        "gap": changed - lb,
+        "gap_ratio": (changed / lb) if lb else (1.0 if changed == 0 else None),
         "stars_per_column": per_col,
         "classes": {
             "count": plan.t_out,
@@ -93,8 +106,22 @@ def build_report(source: Any, rt: RowTypes, schema: Schema, model: PrivacyModel,
         "timings_s": {k: round(v, 4) for k, v in timings.items()},
         "seed": seed,
         "distributions": dist.as_dict(),
+        "generalized_cells": ms.generalized_cells,
+        "measures": ms.as_dict(),
+        "hierarchies": hierarchy_summary(rt),
     }
     return Report.from_dict(json.loads(json.dumps(_jsonable(d), default=str)))
+
+
+def hierarchy_summary(rt: RowTypes) -> dict[str, Any] | None:
+    """Per QI column with a hierarchy (not suppression only): where it came from, its height,
+    its groups (internal nodes holding a value of the table) and its domain; ``None`` when
+    every column is suppression only."""
+    if rt.hierarchies is None or rt.hierarchies.is_flat:
+        return None
+    return {c: {"source": h.source, "height": h.height, "groups": len(h.labels),
+                "domain": h.domain}
+            for c, h in zip(rt.qi, rt.hierarchies.columns, strict=True) if not h.is_flat}
 
 
 def _jsonable(obj: Any) -> Any:

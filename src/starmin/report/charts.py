@@ -193,6 +193,11 @@ def before_after(v: ValueCounts, salt: str) -> str:
             labels.append(f"other ({v.distinct - len(v.values)} values)")
             before.append(v.other_before)
             after.append(v.other_after)
+        kept = len(labels)
+        if v.generalized:
+            labels.append("a group (generalized)")
+            before.append(0)
+            after.append(v.generalized)
         labels.append("* (suppressed)")
         before.append(0)
         after.append(v.stars)
@@ -200,7 +205,7 @@ def before_after(v: ValueCounts, salt: str) -> str:
         y = list(range(len(labels)))[::-1]
         ax.barh([p + 0.2 for p in y], before, height=0.38, color=BEFORE, label="input")
         ax.barh([p - 0.2 for p in y], after, height=0.38,
-                color=[AFTER] * (len(labels) - 1) + [STARS], label="release")
+                color=[AFTER] * kept + [STARS] * (len(labels) - kept), label="release")
         ax.set_yticks(y, labels)
         ax.set_ylim(-0.6, len(labels) - 0.4)
         ax.set_xlabel("rows")

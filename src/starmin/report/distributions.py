@@ -170,7 +170,7 @@ def _values(rt: RowTypes, outputs: NDArray[np.int32], sizes: NDArray[np.int64],
     card = len(rt.domains[j])
     before = np.bincount(rt.codes[:, j], weights=rt.sizes, minlength=card).astype(np.int64)
     col = outputs[:, j]
-    kept = col != STAR
+    kept = (col != STAR) & (col < card)  # the value itself (not a group, not a star)
     after = np.bincount(col[kept], weights=sizes[kept], minlength=card).astype(np.int64)
     if card <= MAX_VALUES:
         shown = np.arange(card)
@@ -183,7 +183,8 @@ def _values(rt: RowTypes, outputs: NDArray[np.int32], sizes: NDArray[np.int64],
         after=tuple(int(after[c]) for c in shown),
         other_before=int(before.sum() - before[shown].sum()),
         other_after=int(after.sum() - after[shown].sum()),
-        stars=int(sizes[~kept].sum()))
+        stars=int(sizes[col == STAR].sum()),
+        generalized=int(sizes[col >= card].sum()))
 
 
 def value_text(v: object) -> str | None:

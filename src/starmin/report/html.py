@@ -107,6 +107,8 @@ def _n(value: int | float) -> str:
 
 def _summary(r: Report) -> list[str]:
     inp, g, loss, b = r.inputs, r.guarantee, r.loss, r.bounds
+    changed = loss.stars + loss.generalized_cells
+    unit = "cells not released as their value" if loss.generalized_cells else "stars"
     ok = r.verified
     verdict = ("Verified: the independent verifier re-checked every model on the released "
                "table" if ok else "NOT verified: the released table fails a model")
@@ -125,35 +127,71 @@ def _summary(r: Report) -> list[str]:
         f"<dt>guarantee</dt><dd>{_e(guarantee)}</dd>",
         f"<dt>stars</dt><dd>{_n(loss.stars)} suppressed cells "
         f"({100 * loss.star_fraction:.2f}% of the QI cells)</dd>",
+        *_generalized_fact(r),
         f"<dt>proven lower bound</dt><dd>the optimum has at least {_n(b.lower_bound)} "
-        "stars</dd>",
-        f"<dt>gap</dt><dd>{_gap_text(loss.stars, b.lower_bound, b.gap_ratio)}</dd>",
+        "stars" + (" (it also bounds the cells not released as their value)"
+                   if loss.generalized_cells else "") + "</dd>",
+        f"<dt>gap</dt><dd>{_gap_text(changed, b.lower_bound, b.gap_ratio, unit)}</dd>",
         f"<dt>records touched</dt><dd>{_n(loss.suppressed_records)} rows with a star, "
         f"{_n(loss.fully_suppressed_records)} fully suppressed, of {_n(inp.n)}</dd>",
         f"<dt>classes</dt><dd>{_n(r.classes.count)} (sizes {_n(r.classes.min_size)} to "
         f"{_n(r.classes.max_size)}, median {r.classes.median_size:g})</dd>",
         "</dl>",
-        *_gap_bar(loss.stars, b.lower_bound),
+        *_gap_bar(changed, b.lower_bound, unit),
+        *_measures(r),
         "</section>",
     ]
     return out
 
 
-def _gap_text(stars: int, lb: int, ratio: float | None) -> str:
+def _generalized_fact(r: Report) -> list[str]:
+    if r.hierarchies is None and not r.loss.generalized_cells:
+        return []
+    per = r.measures.generalized_per_column if r.measures is not None else {}
+    cols = ", ".join(f"{c} {v:,}" for c, v in per.items() if v)
+    return [f"<dt>generalized</dt><dd>{_n(r.loss.generalized_cells)} cells released as a "
+            f"group of their hierarchy{_e(f' ({cols})' if cols else '')}</dd>"]
+
+
+def _measures(r: Report) -> list[str]:
+    """The loss measures as a table (docs/report.md defines each)."""
+    ms = r.measures
+    if ms is None:
+        return []
+    norm = ("" if ms.normalized_average_class_size is None else
+            f"{ms.normalized_average_class_size:.4g} (n / (classes × k), k = {ms.k})")
+    rows: list[tuple[object, ...]] = [
+        ("stars (cells at the root)", ms.stars),
+        ("generalized cells (at a group)", ms.generalized_cells),
+        ("loss (Iyengar's LM; 0 = nothing lost, 1 = all suppressed)", f"{ms.loss:.4g}"),
+        ("granularity (1 − loss)", f"{ms.granularity:.4g}"),
+        ("precision (Sweeney's Prec; 1 = nothing generalized)", f"{ms.precision:.4g}"),
+        ("discernibility (sum of squared class sizes)", ms.discernibility),
+        ("average class size (n / classes)", f"{ms.average_class_size:.4g}"),
+        *([("normalized average class size", norm)] if norm else []),
+        ("KL-divergence (bits)", ms.kl_note or f"{ms.kl_divergence:.4g}"),
+    ]
+    rows += [(f"loss in {c}", f"{v:.4g}") for c, v in ms.loss_per_column.items()]
+    return ["<h3>Information loss</h3>",
+            *_table(["measure", "value"], rows, set(), label="the measures", open_=True)]
+
+
+def _gap_text(stars: int, lb: int, ratio: float | None, unit: str = "stars") -> str:
     if stars == lb:
-        return "none: the release is optimal (its stars equal the proven lower bound)"
-    text = f"{_n(stars - lb)} stars above the bound"
+        return (f"none: the release is optimal (its {unit} equal the proven lower bound)")
+    text = f"{_n(stars - lb)} {unit} above the bound"
     if ratio:
         text += f" (the release is within {ratio:.3f} × the optimum)"
     return text
 
 
-def _gap_bar(stars: int, lb: int) -> list[str]:
-    """Stars against the proven bound: the bound's share in blue, the gap in amber."""
+def _gap_bar(stars: int, lb: int, unit: str = "stars") -> list[str]:
+    """Stars (or changed cells) against the proven bound: the bound's share in blue, the gap
+    in amber."""
     if stars <= 0:
         return ['<p class="note">No star: nothing was suppressed.</p>']
     lb_pct = 100 * min(lb, stars) / stars
-    label = (f"proven lower bound {lb:,} of the release's {stars:,} stars; "
+    label = (f"proven lower bound {lb:,} of the release's {stars:,} {unit}; "
              f"gap {stars - lb:,}")
     return [
         f'<div class="gapbar" role="img" aria-label="{_e(label)}">'
@@ -163,8 +201,8 @@ def _gap_bar(stars: int, lb: int) -> list[str]:
         f'<span><span class="key" style="background:var(--lb)"></span>proven lower bound '
         f"{_n(lb)}</span>"
         f'<span><span class="key" style="background:var(--gap)"></span>gap '
-        f"{_n(stars - lb)} ({100 - lb_pct:.2f}% of the stars)</span>"
-        f"<span>release: {_n(stars)} stars</span></div>",
+        f"{_n(stars - lb)} ({100 - lb_pct:.2f}% of the {unit})</span>"
+        f"<span>release: {_n(stars)} {unit}</span></div>",
     ]
 
 
@@ -277,10 +315,13 @@ def _values(d: Distributions, charts: ModuleType | None) -> list[str]:
         if v.other_before or v.other_after:
             rows.append((f"other ({v.distinct - len(v.values)} values)", v.other_before,
                          v.other_after))
+        if v.generalized:
+            rows.append(("a group (generalized)", 0, v.generalized))
         rows.append(("* (suppressed)", 0, v.stars))
+        gen = f"; {_n(v.generalized)} released as a group" if v.generalized else ""
         out += [f"<h3>{_e(v.column)}</h3>",
                 f'<p class="note">{_n(v.distinct)} distinct values in the input; '
-                f"{_n(v.stars)} cells suppressed.</p>",
+                f"{_n(v.stars)} cells suppressed{gen}.</p>",
                 *_figure(charts, "before_after", v, f"v{i}"),
                 *_table(["value", "input rows", "released rows"], rows, {1, 2},
                         open_=charts is None)]
@@ -303,6 +344,15 @@ def _details(r: Report) -> list[str]:
            "</dl>"]
     out += _table(["QI column", "distinct values"], list(inp.cardinalities.items()), {1},
                   label="QI columns", open_=True)
+    if r.hierarchies:
+        hrows: list[tuple[object, ...]] = [
+            (c, h.get("source"), h.get("height"), h.get("groups"), h.get("domain"))
+            for c, h in r.hierarchies.items()]
+        out += ["<h3>Hierarchies</h3>",
+                '<p class="note">A released cell is its value, a group of its column\'s '
+                "hierarchy, or * (the root). Other QI columns: suppression only.</p>"]
+        out += _table(["QI column", "hierarchy", "height", "groups", "values"], hrows,
+                      {2, 3, 4}, label="hierarchies", open_=True)
     out += ["<h3>Lower bounds</h3>",
             '<p class="note">Each a proven lower bound on the optimal stars; the report '
             "uses the largest.</p>"]

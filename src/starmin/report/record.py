@@ -2,16 +2,19 @@
 
 :class:`Report` holds everything a reader needs to trust and judge a release (DESIGN.md,
 Report): the input, the model, the method and its guarantee, the methods ``auto`` tried, the
-stars and the proven lower bound with the gap, the loss measures, the verifier's verdict, the
-per-stage timings, the seed, and the compact distributions the HTML report plots
+stars and the proven lower bound with the gap, the loss measures (stars, generalized cells,
+Iyengar's loss, precision, discernibility, class sizes, KL-divergence:
+:class:`~starmin.transform.loss.LossMeasures`), the hierarchies used, the verifier's verdict,
+the per-stage timings, the seed, and the compact distributions the HTML report plots
 (:class:`Distributions`). It is built by :func:`starmin.report.build.build_report` and rendered
 by :mod:`starmin.report.text` (the CLI's summary), :meth:`Report.as_dict` (the JSON file,
 ``OUT.report.json``) and :mod:`starmin.report.html` (``OUT.report.html``).
 
 :meth:`Report.as_dict` and :meth:`Report.from_dict` are inverse on JSON data, so a report read
 back from its file is equal to the one written and renders to the same bytes. The JSON keys
-are the version-1 keys plus ``report_version`` (2) and ``distributions`` (docs/report.md);
-:meth:`Report.from_dict` reads version-1 files too (without distributions).
+are the version-1 keys plus ``report_version`` and ``distributions`` (version 2) and
+``generalized_cells``, ``measures`` and ``hierarchies`` (version 3; docs/report.md);
+:meth:`Report.from_dict` reads version-1 and -2 files too (without the newer parts).
 
 A report is also a read-only mapping over its JSON form: ``report["stars"]`` gives what the
 JSON file holds under ``"stars"`` (a fresh copy: changing it changes nothing in the record).
@@ -29,11 +32,13 @@ from types import MappingProxyType
 from typing import Any
 
 from starmin.errors import InvalidInput
+from starmin.transform.loss import LossMeasures
 from starmin.transform.plan import Guarantee
 
-REPORT_VERSION = 2
+REPORT_VERSION = 3
 """Version of the JSON layout: 2 adds ``report_version`` and ``distributions`` to the
-version-1 keys (which files without ``report_version`` have)."""
+version-1 keys (which files without ``report_version`` have); 3 adds ``generalized_cells``,
+``measures`` and ``hierarchies``."""
 
 
 def freeze(obj: Any) -> Any:
@@ -105,6 +110,8 @@ class Loss:
     star_fraction: float
     suppressed_records: int
     fully_suppressed_records: int
+    generalized_cells: int = 0
+    """QI cells released as an internal node of their hierarchy (0 for suppression only)."""
 
 
 @dataclass(frozen=True)
@@ -114,9 +121,11 @@ class Bounds:
     lower_bound: int
     lower_bounds: Mapping[str, int]
     gap: int
-    """``stars - lower_bound``: the release is at most this many stars from the optimum."""
+    """``stars + generalized cells - lower_bound``: the cells not released as their value
+    (only stars, with suppression only) above the bound, which bounds them too."""
     gap_ratio: float | None
-    """``stars / lower_bound`` (1.0 for no stars and a zero bound; None for a zero bound)."""
+    """``(stars + generalized cells) / lower_bound`` (1.0 when both are zero; None for a
+    zero bound)."""
 
 
 @dataclass(frozen=True)
@@ -259,19 +268,22 @@ class ValueCounts:
     other_before: int
     other_after: int
     stars: int
+    generalized: int = 0
+    """Released cells at an internal node of the column's hierarchy (a group label)."""
 
     def as_dict(self) -> dict[str, Any]:
         return {"column": self.column, "distinct": self.distinct, "values": list(self.values),
                 "before": list(self.before), "after": list(self.after),
                 "other_before": self.other_before, "other_after": self.other_after,
-                "stars": self.stars}
+                "stars": self.stars, "generalized": self.generalized}
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> ValueCounts:
         return cls(str(d["column"]), int(d["distinct"]),
                    tuple(None if v is None else str(v) for v in d["values"]),
                    tuple(int(v) for v in d["before"]), tuple(int(v) for v in d["after"]),
-                   int(d["other_before"]), int(d["other_after"]), int(d["stars"]))
+                   int(d["other_before"]), int(d["other_after"]), int(d["stars"]),
+                   int(d.get("generalized", 0)))
 
 
 @dataclass(frozen=True)
@@ -337,6 +349,11 @@ class Report(Mapping[str, Any]):
     seed: int
     distributions: Distributions | None = None
     """``None`` in version-1 reports."""
+    measures: LossMeasures | None = None
+    """The loss measures (``None`` before version 3)."""
+    hierarchies: Mapping[str, Any] | None = None
+    """Per QI column with a hierarchy: its source, height, groups and domain (read-only
+    JSON); ``None`` for suppression only (and before version 3)."""
     version: int = REPORT_VERSION
 
     # -- convenience ---------------------------------------------------------------------------
@@ -396,11 +413,15 @@ class Report(Mapping[str, Any]):
         else:
             d["distributions"] = (None if self.distributions is None
                                   else self.distributions.as_dict())
+        if self.version >= 3:
+            d["generalized_cells"] = self.loss.generalized_cells
+            d["measures"] = None if self.measures is None else self.measures.as_dict()
+            d["hierarchies"] = thaw(self.hierarchies)
         return d
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Report:
-        """Read a report's JSON form (version 1 or 2). Raises
+        """Read a report's JSON form (version 1, 2 or 3). Raises
         :class:`~starmin.errors.InvalidInput` naming the first missing key."""
         if not isinstance(d, Mapping):
             raise InvalidInput("the report is not a JSON object: give the OUT.report.json "
@@ -417,6 +438,12 @@ class Report(Mapping[str, Any]):
             tuple(MethodTrial.from_dict(t) for t in trials),
             freeze(d.get("portfolio_budget")), freeze(d.get("portfolio_ratio")))
         dist = d.get("distributions")
+        ms = d.get("measures")
+        try:
+            measures = None if ms is None else LossMeasures.from_dict(ms)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InvalidInput(f"the report's measures are damaged ({type(exc).__name__}: "
+                               f"{exc}); re-run starmin anonymize to write them again") from None
         return cls(
             starmin_version=str(d.get("starmin_version", "unknown")),
             created=str(d.get("created", "")),
@@ -429,7 +456,8 @@ class Report(Mapping[str, Any]):
             portfolio=pf,
             loss=Loss(int(_need(d, "stars")), float(d.get("star_fraction", 0.0)),
                       int(d.get("suppressed_records", 0)),
-                      int(d.get("fully_suppressed_records", 0))),
+                      int(d.get("fully_suppressed_records", 0)),
+                      int(d.get("generalized_cells", 0))),
             bounds=Bounds(int(_need(d, "lower_bound")),
                           MappingProxyType({str(k): int(v)
                                             for k, v in (d.get("lower_bounds") or {}).items()}),
@@ -445,6 +473,8 @@ class Report(Mapping[str, Any]):
                                       for k, v in (d.get("timings_s") or {}).items()}),
             seed=int(d.get("seed", 0)),
             distributions=None if dist is None else Distributions.from_dict(dist),
+            measures=measures,
+            hierarchies=freeze(d.get("hierarchies")),
             version=version,
         )
 

@@ -29,9 +29,10 @@ def summary(report: Report | Mapping[str, Any], written: str | None = None) -> s
         f"stars      {loss.stars} ({100 * loss.star_fraction:.2f}% of QI cells); "
         f"{loss.suppressed_records} records with a star, "
         f"{loss.fully_suppressed_records} fully suppressed",
-        f"bound      optimum >= {r.bounds.lower_bound} stars"
-        + (f" (release is within {gap:.3f} x the bound)" if gap else ""),
+        *_generalized(r),
+        _bound(r, gap),
         f"classes    {c.count} (sizes {c.min_size}..{c.max_size})",
+        *_measures(r),
         f"verified   {'yes' if r.verified else 'NO'} (independent verifier)",
     ]
     if r.portfolio is not None:
@@ -44,6 +45,44 @@ def summary(report: Report | Mapping[str, Any], written: str | None = None) -> s
         lines.append(f"written    {written}, {written}.report.json and "
                      f"{written}.report.html")
     return "\n".join(lines)
+
+
+def _generalized(r: Report) -> list[str]:
+    """With hierarchies: the cells released as a group, per column."""
+    if r.hierarchies is None and not r.loss.generalized_cells:
+        return []
+    per = (r.measures.generalized_per_column if r.measures is not None else {})
+    cols = ", ".join(f"{c}={v}" for c, v in per.items() if v)
+    return [f"generalized {r.loss.generalized_cells} cells released as a group of their "
+            f"hierarchy" + (f" ({cols})" if cols else "")]
+
+
+def _bound(r: Report, gap: float | None) -> str:
+    """The proven bound; with generalized cells it bounds the cells not released as their
+    value (stars + generalized)."""
+    text = f"bound      optimum >= {r.bounds.lower_bound} stars"
+    g = r.loss.generalized_cells
+    if not g:
+        return text + (f" (release is within {gap:.3f} x the bound)" if gap else "")
+    changed = r.loss.stars + g
+    return textwrap.fill(text + f", which also bounds the cells not released as their value: "
+                         f"{changed} here" + (f", within {gap:.3f} x the bound" if gap else ""),
+                         width=100, subsequent_indent=" " * 11)
+
+
+def _measures(r: Report) -> list[str]:
+    """The loss measures on one line (docs/report.md)."""
+    ms = r.measures
+    if ms is None:
+        return []
+    norm = (f" (normalized {ms.normalized_average_class_size:.3g} for k={ms.k})"
+            if ms.normalized_average_class_size is not None else "")
+    kl = "not computed" if ms.kl_divergence is None else f"{ms.kl_divergence:.4g} bits"
+    return textwrap.wrap(
+        f"loss (Iyengar LM) {ms.loss:.4g}, granularity {ms.granularity:.4g}, precision "
+        f"{ms.precision:.4g}, discernibility {ms.discernibility:,}, average class size "
+        f"{ms.average_class_size:.4g}{norm}, KL-divergence {kl}", width=100,
+        initial_indent="measures   ", subsequent_indent=" " * 11)
 
 
 def _portfolio(pf: Portfolio, kind: str) -> list[str]:

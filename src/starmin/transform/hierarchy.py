@@ -19,6 +19,11 @@ Rules checked when a hierarchy is built (each violation raises
 * levels are consistent: each level is a function of the level below it, i.e. two values that
   share an ancestor at level ``i`` share their ancestors at every level above ``i``.
 
+Used as a QI column's generalization hierarchy (``--hierarchy COL=FILE``), a file must also be
+a tree (:meth:`Hierarchy.check_tree`): one shared top (the root), and every label names one node
+(a value is not also a group label, a group label sits at one level only). A line may reach
+the top early and repeat it (``?;*;*;*``: the value generalizes straight to the root).
+
 Missing values are a value of their own. The line whose first field is empty stands for the
 missing value (null) of the column; a table with missing values needs such a line, e.g.
 ``;unknown;*``. Values are matched by their string form, so the line ``38;35-39;*`` covers
@@ -203,11 +208,59 @@ class Hierarchy:
                 j = seen.setdefault(r[level], i)
                 if self.rows[j][level + 1] != r[level + 1]:
                     raise InvalidInput(
-                        f"in the {self._label()}, {self._where(j)} puts {r[level]!r} (level "
+                        f"in the {self._label()}, {r[level]!r} (level {level}) has two "
+                        f"parents: {self._where(j)} puts {r[level]!r} (level "
                         f"{level}) under {self.rows[j][level + 1]!r} but {self._where(i)} puts "
                         f"it under {r[level + 1]!r}: each level must be a function of the level "
                         f"below, so make both lines agree at level {level + 1}"
                     )
+
+    def check_tree(self, column: str = "") -> None:
+        """Raise :class:`InvalidInput` unless the hierarchy is a tree a release can use: one
+        label at the top level (the root), and every other label naming one node -- not a
+        value and a group label at once, not a group label at two levels. The top label may
+        repeat on a line once reached (``x;*;*``: ``x`` generalizes straight to the root).
+        ``column`` names the column in messages when the hierarchy has no name."""
+        label = self._label(column)
+        top = self.rows[0][-1]
+        for i, r in enumerate(self.rows):
+            if r[-1] != top:
+                raise InvalidInput(
+                    f"the {label} has more than one top: {self._where(0)} ends in {top!r} but "
+                    f"{self._where(i)} ends in {r[-1]!r}; a hierarchy needs one shared root: "
+                    f"add a last level '*' to every line (or end every line in {top!r})")
+        first: dict[str, tuple[int, int]] = {}
+        for i, r in enumerate(self.rows):
+            for level, lab in enumerate(r):
+                if lab == top:
+                    if level == 0:
+                        raise InvalidInput(self._collision(label, lab, (0, i), (1, 0), top))
+                    if any(x != top for x in r[level:]):
+                        nxt = next(x for x in r[level:] if x != top)
+                        raise InvalidInput(
+                            f"{self._where(i)} of the {label} reaches the top {top!r} at level "
+                            f"{level} and then continues with {nxt!r}: once a line reaches "
+                            f"the root it must stay there; rename the group {top!r} at level "
+                            f"{level} or end the line in {top!r}")
+                    break
+                where = first.setdefault(lab, (level, i))
+                if where[0] != level:
+                    raise InvalidInput(self._collision(label, lab, where, (level, i), top))
+
+    def _collision(self, label: str, lab: str, a: tuple[int, int], b: tuple[int, int],
+                   top: str) -> str:
+        """The message for a label ``lab`` naming two nodes (at (level, row) ``a`` and ``b``)."""
+        (la, ra), (lb, rb) = sorted([a, b])
+        what = {0: "a value"}
+        if lab == top and la == 0:
+            return (f"in the {label}, {_show(lab)} on {self._where(ra)} is also the label of the "
+                    f"root (the top level): a released {lab!r} would be ambiguous; rename the "
+                    "value or the root")
+        return (f"in the {label}, {lab!r} names two nodes: "
+                f"{what.get(la, f'a group at level {la}')} on {self._where(ra)} and "
+                f"{what.get(lb, f'a group at level {lb}')} on {self._where(rb)}; a released "
+                f"{lab!r} would be ambiguous: give the group a label of its own (e.g. "
+                f"'{lab} (level {lb})')")
 
     # -- queries ---------------------------------------------------------------------------
     @property

@@ -1,11 +1,18 @@
 """The release plan: what an algorithm returns and the engine applies.
 
 A plan is the integer solution ``x(v*, v, s)`` of Liang & Yuan's Theorem 9 (Sec. 4): for each
-output vector ``v*`` (each cell the original code or :data:`STAR`), input row type ``v`` and
-sensitive key ``s``, how many rows of ``(v, s)`` are released as ``v*``. Each output vector is
-one equivalence class of the release (equal released vectors are one class to an attacker).
+output vector ``v*``, input row type ``v`` and sensitive key ``s``, how many rows of ``(v, s)``
+are released as ``v*``. Each output vector is one equivalence class of the release (equal
+released vectors are one class to an attacker).
 
-The cost is Liang & Yuan's Sec. 2 cost: the number of stars in the released table.
+Each output cell is a node of its column's generalization hierarchy
+(:mod:`starmin.data.hierarchies`, ``RowTypes.dgh``): the original code, an internal node (code
+``>= card``, an ancestor of the value) or :data:`STAR`, the root. Suppression is the flat
+hierarchy: a cell is its value or a star (Liang & Yuan Sec. 2), and :meth:`ReleasePlan.validate`
+checks exactly that when the row types carry no hierarchies.
+
+The cost is Liang & Yuan's Sec. 2 cost: the number of stars (cells at the root) in the
+released table; the loss measures of a plan under hierarchies are :mod:`starmin.transform.loss`.
 """
 
 from __future__ import annotations
@@ -17,13 +24,14 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from starmin.data.hierarchies import ROOT
 from starmin.data.rowtypes import RowTypes
 
 if TYPE_CHECKING:
     from starmin.models.base import PrivacyModel
 
-STAR = -1
-"""Code of a suppressed cell in an output vector."""
+STAR = ROOT
+"""Code of a suppressed cell in an output vector: the root of the column's hierarchy (-1)."""
 
 GuaranteeKind = Literal["exact", "fpt", "ratio", "bound", "heuristic"]
 
@@ -62,7 +70,8 @@ class ReleasePlan:
 
     Attributes
     ----------
-    outputs : ``(t_out, m)`` int32; code of the released value or :data:`STAR`.
+    outputs : ``(t_out, m)`` int32; node code of each released cell: the value's code, an
+        internal node of the column's hierarchy (``>= card``) or :data:`STAR` (the root).
     out_idx, type_idx, key_idx, count : ``(nnz,)`` arrays; ``count`` rows of row type
         ``type_idx`` with sensitive key ``key_idx`` are released as ``outputs[out_idx]``.
     method : registry name of the algorithm.
@@ -94,7 +103,7 @@ class ReleasePlan:
 
     @property
     def stars_per_output(self) -> NDArray[np.int64]:
-        """``(t_out,)`` stars in each output vector."""
+        """``(t_out,)`` stars (cells at the root) in each output vector."""
         return (self.outputs == STAR).sum(axis=1).astype(np.int64)
 
     @property
@@ -127,7 +136,8 @@ class ReleasePlan:
     # -- checks ----------------------------------------------------------------------------
     def validate(self, rt: RowTypes) -> None:
         """Raise ``ValueError`` unless the plan releases every row exactly once, and every
-        output vector generalizes the row types assigned to it (each cell equal or star)."""
+        output vector generalizes the row types assigned to it: each cell is the row's value or
+        a star, or, when ``rt`` carries hierarchies, one of the value's ancestors."""
         if self.outputs.ndim != 2 or self.outputs.shape[1] != rt.m:
             raise ValueError(f"outputs must be (t_out, {rt.m}), got {self.outputs.shape}")
         if (self.count < 0).any():
@@ -139,8 +149,10 @@ class ReleasePlan:
         live = self.count > 0
         o = self.outputs[self.out_idx[live]]
         c = rt.codes[self.type_idx[live]]
-        if not ((o == c) | (o == STAR)).all():
-            raise ValueError("an output vector does not generalize a row type assigned to it")
+        ok = (o == c) | (o == STAR) if rt.hierarchies is None else rt.hierarchies.covers(o, c)
+        if not ok.all():
+            raise ValueError("an output vector does not generalize a row type assigned to it "
+                             "(each cell must be the row's value, an ancestor of it, or STAR)")
 
     # -- construction ----------------------------------------------------------------------
     @classmethod

@@ -73,12 +73,49 @@ class SizeSummary:
 
 
 @dataclass(frozen=True)
+class BadCell:
+    """A released QI cell that is neither its row's original value, an ancestor of it, nor
+    the star: its row (0-based, in table order), column, original and released text."""
+
+    row: int
+    column: str
+    original: Any
+    released: Any
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"row": self.row, "column": self.column, "original": json_value(self.original),
+                "released": json_value(self.released)}
+
+
+@dataclass(frozen=True)
+class CellCheck:
+    """Every released QI cell against the original table: ``passed`` when each is its row's
+    value, an ancestor of it in the column's hierarchy (``hierarchies`` names the columns
+    checked against one; the others allow the value or the star), or the star.
+    ``generalized`` counts the cells released as an ancestor label."""
+
+    passed: bool
+    cells: int
+    generalized: int
+    violating: int
+    hierarchies: tuple[str, ...]
+    examples: tuple[BadCell, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"passed": self.passed, "cells": self.cells,
+                "generalized_cells": self.generalized, "violating_cells": self.violating,
+                "hierarchies": list(self.hierarchies),
+                "examples": [e.as_dict() for e in self.examples]}
+
+
+@dataclass(frozen=True)
 class VerificationReport:
     """What the verifier found in a released table.
 
-    ``passed`` is true iff every model holds for every sensitive column. ``stars`` counts QI
-    cells equal to the star symbol, ``suppressed_records`` rows with at least one, and
-    ``fully_suppressed_records`` rows whose every QI cell is a star.
+    ``passed`` is true iff every model holds for every sensitive column (and, when the
+    original table was given, every released cell passes :class:`CellCheck`). ``stars``
+    counts QI cells equal to the star symbol, ``suppressed_records`` rows with at least one,
+    and ``fully_suppressed_records`` rows whose every QI cell is a star.
     """
 
     passed: bool
@@ -92,15 +129,21 @@ class VerificationReport:
     fully_suppressed_records: int
     class_sizes: SizeSummary
     checks: tuple[ModelCheck, ...]
+    cells: CellCheck | None = None
+    """The released cells against the original table (``None``: not checked)."""
 
     def as_dict(self) -> dict[str, Any]:
-        """Everything as plain JSON types (``json.dumps(..., allow_nan=False)`` works)."""
-        return {"passed": self.passed, "n": self.n, "classes": self.classes,
-                "qi": list(self.qi), "sensitive": list(self.sensitive), "star": self.star,
-                "stars": self.stars, "suppressed_records": self.suppressed_records,
-                "fully_suppressed_records": self.fully_suppressed_records,
-                "class_sizes": self.class_sizes.as_dict(),
-                "models": [c.as_dict() for c in self.checks]}
+        """Everything as plain JSON types (``json.dumps(..., allow_nan=False)`` works); the
+        key ``cells`` only when the cells were checked."""
+        d = {"passed": self.passed, "n": self.n, "classes": self.classes,
+             "qi": list(self.qi), "sensitive": list(self.sensitive), "star": self.star,
+             "stars": self.stars, "suppressed_records": self.suppressed_records,
+             "fully_suppressed_records": self.fully_suppressed_records,
+             "class_sizes": self.class_sizes.as_dict(),
+             "models": [c.as_dict() for c in self.checks]}
+        if self.cells is not None:
+            d["cells"] = self.cells.as_dict()
+        return d
 
     def check(self, name: str, sensitive: str | None = None) -> ModelCheck:
         """The check of the model called ``name`` (on ``sensitive``, if several)."""

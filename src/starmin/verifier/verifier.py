@@ -8,6 +8,9 @@ groups: in an in-memory float column ``0.0`` equals ``-0.0`` and every NaN equal
 a CSV file is read as text, so there values compare as written. The verifier never reads a
 release plan and imports no algorithm, transform or engine code (a test enforces this).
 
+Given the original table (and, per QI column, the ARX hierarchy used), it also checks that
+every released QI cell is its row's value, an ancestor of it, or the star (``_cells``).
+
 Complexity: one hash group-by over the ``n`` rows on the ``m`` QI columns and the sensitive
 columns (or the QI columns alone, hashing the sensitive values; see ``_classes``), plus
 O(n + classes x |S|) numpy work per sensitive column and model.
@@ -15,7 +18,8 @@ O(n + classes x |S|) numpy work per sensitive column and model.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import os
+from collections.abc import Iterable, Mapping, Sequence
 from itertools import pairwise
 from typing import Any
 
@@ -26,6 +30,7 @@ from numpy.typing import NDArray
 from starmin.errors import InvalidInput
 from starmin.models.base import Evaluation, PrivacyModel
 from starmin.models.combine import AllOf
+from starmin.verifier._cells import HierarchyRows, check_cells
 from starmin.verifier._classes import CHUNK_CELLS, Classes, group
 from starmin.verifier._input import check_columns, names, to_frame
 from starmin.verifier.report import ModelCheck, SizeSummary, VerificationReport, ViolatingClass
@@ -48,6 +53,8 @@ def verify(
     models: PrivacyModel | Sequence[PrivacyModel],
     *,
     star: str = "*",
+    original: Any = None,
+    hierarchies: Mapping[str, str | os.PathLike[str] | HierarchyRows] | None = None,
 ) -> VerificationReport:
     """Check every model on a released table.
 
@@ -60,6 +67,11 @@ def verify(
         attribute is checked on each of them.
     models : one model or several (an ``AllOf`` is checked part by part).
     star : the suppression symbol, for the star counts (it is an ordinary value otherwise).
+    original : the table the release was made from (same rows, same order; a path or a
+        table as ``table``). When given, every released QI cell must also be its row's value,
+        an ancestor of it in the column's hierarchy, or ``star`` (``report.cells``).
+    hierarchies : per QI column, the ARX hierarchy CSV (a path, or its rows) the release
+        used; needs ``original``. Columns without one allow the value or ``star`` only.
 
     Raises :class:`~starmin.errors.InvalidInput` for an unknown column, an empty table, a
     column both QI and sensitive, or a model that needs a sensitive column when none is given.
@@ -67,8 +79,13 @@ def verify(
     qi_t = names(qi, "quasi-identifier")
     sa_t = names(sensitive, "sensitive")
     flat = _flatten(models)
+    if hierarchies and original is None:
+        raise InvalidInput("checking released cells against hierarchies needs the original "
+                           "table: pass original=TABLE (on the command line: --original FILE)")
     df = to_frame(table, sa_t, qi_t)  # a file's column names are checked before the read
     check_columns(df, qi_t, sa_t)
+    cells = None if original is None else check_cells(
+        df, to_frame(original, ()), qi_t, dict(hierarchies or {}), star)
     needy = [m.name for m in flat if m.uses_sensitive]
     if needy and not sa_t:
         raise InvalidInput(f"{needy[0]} needs a sensitive column: pass sensitive=['COLUMN'] "
@@ -88,10 +105,11 @@ def verify(
     checks.sort(key=lambda c: order[c.name])  # models in the order given
     stars, suppressed, full = _stars(classes, star)
     return VerificationReport(
-        passed=all(c.passed for c in checks), n=int(classes.sizes.sum()), classes=classes.g,
+        passed=all(c.passed for c in checks) and (cells is None or cells.passed),
+        n=int(classes.sizes.sum()), classes=classes.g,
         qi=qi_t, sensitive=sa_t, star=star, stars=stars, suppressed_records=suppressed,
         fully_suppressed_records=full, class_sizes=_summary(classes.sizes),
-        checks=tuple(checks))
+        checks=tuple(checks), cells=cells)
 
 
 def _flatten(models: PrivacyModel | Sequence[PrivacyModel]) -> list[PrivacyModel]:
