@@ -47,10 +47,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=int, nargs="+", default=[100, 200, 300])
     ap.add_argument("--models", nargs="+", default=list(MODELS))
+    ap.add_argument("--node-limit", type=int, default=None,
+                    help="HiGHS node limit (default: the method's)")
+    ap.add_argument("--append", action="store_true", help="add to the results file's runs")
     ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "milp_exact.json"))
     args = ap.parse_args()
     adult = pl.read_csv(ADULT, separator=";", infer_schema=False)
-    runs = []
+    runs: list[dict[str, object]] = []
+    if args.append and Path(args.out).exists():
+        runs = json.loads(Path(args.out).read_text())["runs"]
     load0 = os.getloadavg()
     for n in args.rows:
         for name in args.models:
@@ -63,7 +68,9 @@ def main() -> None:
                 row["refused"] = reason
             else:
                 t0 = time.process_time()
-                plan = milp_exact.solve(rt, model)
+                opts = {} if args.node_limit is None else {"node_limit": args.node_limit}
+                plan = milp_exact.solve(rt, model, **opts)
+                row["node_limit"] = args.node_limit or 20_000
                 row.update(cpu_s=round(time.process_time() - t0, 2), stars=plan.stars,
                            lower_bound=plan.lower_bound, guarantee=plan.guarantee.kind,
                            **{k: plan.certificate.get(k) for k in (
@@ -71,6 +78,7 @@ def main() -> None:
                                "milp_vectors", "milp_variables")})
             print(json.dumps(row), flush=True)
             runs.append(row)
+            Path(args.out).write_text(json.dumps({"runs": runs}, indent=1) + "\n")
     out = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
            "machine": {"cores": os.cpu_count(), "load_average_at_start": load0,
                        "load_average_at_end": os.getloadavg()},
