@@ -18,6 +18,8 @@ _MODULES = (
     "starmin.algorithms.exact.brute_force",
     "starmin.algorithms.exact.two_diversity_flow",
     "starmin.algorithms.exact.two_diversity_milp",
+    "starmin.algorithms.fpt.k_anonymity",
+    "starmin.algorithms.fpt.p_sensitive",
     "starmin.algorithms.heuristic.pattern_packing",
     "starmin.algorithms.approx.m_approx",
     "starmin.algorithms.approx.tp_plus",
