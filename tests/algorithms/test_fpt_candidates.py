@@ -7,7 +7,14 @@ from itertools import combinations
 import numpy as np
 import pytest
 
-from starmin.algorithms.fpt.candidates import by_patterns, by_subsets, candidates, covers
+from starmin.algorithms.fpt.candidates import (
+    by_merging,
+    by_patterns,
+    by_subsets,
+    candidates,
+    covers,
+    route,
+)
 from starmin.transform.plan import STAR, suppressor
 
 
@@ -26,12 +33,13 @@ def _naive(codes: np.ndarray) -> set[tuple[int, ...]]:
 
 
 @pytest.mark.parametrize("seed", range(25))
-def test_both_routes_list_every_subset_suppressor_once(seed: int) -> None:
+def test_all_routes_list_every_subset_suppressor_once(seed: int) -> None:
     rng = np.random.default_rng(seed)
     codes = _codes(seed, int(rng.integers(1, 8)), int(rng.integers(1, 5)),
                    int(rng.integers(2, 4)))
-    subsets, patterns = by_subsets(codes), by_patterns(codes)
-    assert np.array_equal(subsets, patterns)
+    subsets, patterns, merging = by_subsets(codes), by_patterns(codes), by_merging(codes)
+    assert merging is not None
+    assert np.array_equal(subsets, patterns) and np.array_equal(subsets, merging)
     assert {tuple(v) for v in subsets.tolist()} == _naive(codes)
     assert len({tuple(v) for v in subsets.tolist()}) == len(subsets)
 
@@ -59,3 +67,14 @@ def test_usable_candidates_and_their_order() -> None:
     values = np.array([[1, 0], [0, 1], [3, 0]])
     cand = candidates(codes, sizes, 3, values, 2)
     assert {tuple(v) for v in cand.vectors.tolist()} == {(STAR, 1), (STAR, STAR)}
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_larger_tables_routes_agree_and_merging_stops_at_its_cap(seed: int) -> None:
+    codes = _codes(200 + seed, 30, 5, 3)  # t_in > 12: patterns (m <= 8) or merging
+    assert route(len(codes), 5) == "patterns" and route(len(codes), 9) == "merging"
+    merging = by_merging(codes)
+    assert merging is not None and np.array_equal(merging, by_patterns(codes))
+    assert by_merging(codes, max_all=len(merging) - 1) is None
+    sizes = np.ones(len(codes), dtype=np.int64)
+    assert candidates(codes, sizes, 1, max_all=len(merging) - 1) is None

@@ -243,6 +243,13 @@ def test_candidate_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     assert reason is not None and "candidate output row types" in reason
 
 
+def test_too_many_suppressors_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    rt = _weighted(4, 14, 6, 3, 3)  # t_in > 12: listed by patterns, capped
+    monkeypatch.setattr(release, "MAX_ALL", 20)
+    reason = fpt.supports(KAnonymity(2), rt)
+    assert reason is not None and "more than 20 suppressors" in reason
+
+
 def test_work_limit_raises_solver_limit_naming_it() -> None:
     rt = _weighted(3, 12, 8, 3, 4)
     with pytest.raises(SolverLimit, match="max_nodes"):

@@ -17,16 +17,23 @@ to a vector that generalizes it, at ``omega_j`` stars), and no optimum is lost. 
 stars and ``S subset G(v)`` differs on its stars), so the candidates are exactly the vectors
 ``v`` with ``v = suppressor(G(v))``.
 
-Two routes give the same set (a test checks it):
+Three routes give the same set (a test checks it):
 
 - *subsets* (Algorithm 1's own view): the suppressor of every non-empty subset of the
   ``t_in`` row types, ``2^t_in - 1`` of them, built by doubling (a subset with highest type
   ``b`` is a smaller subset plus ``b``) in ``O(2^t_in * m)``;
+- *merging* (output-sensitive): start from the row types themselves and merge every vector
+  found with every row type (``suppressor(S + {i})`` is the cell-wise merge of
+  ``suppressor(S)`` with row type ``i``) until nothing new appears. Every subset is reached by
+  adding its types one at a time, so all suppressors are found, in ``O(C_all * t_in * m)`` for
+  ``C_all`` suppressors -- polynomial in the output, where the subsets route is exponential;
 - *patterns* (the guess of Proposition 2): for each of the ``2^m`` sets ``P`` of starred
   columns, the row types grouped by their values off ``P``; each group's suppressor, in
   ``O(2^m * t_in * m log t_in)``.
 
-:func:`candidates` takes the cheaper route. A candidate no release can use is dropped: one
+:func:`candidates` takes the subsets route up to ``t_in = 12``, else the patterns route up to
+``m = 8`` columns (at most 256 groupings), else merging; it gives up (returns ``None``) when
+more than ``max_all`` suppressors exist. A candidate no release can use is dropped: one
 whose ``G(v)`` holds fewer than ``k`` rows (or, for p-sensitivity, fewer than ``p`` distinct
 sensitive values), since every non-empty output class needs that many.
 
@@ -46,8 +53,12 @@ from numpy.typing import NDArray
 
 from starmin.transform.plan import STAR
 
-SUBSET_ROUTE_MAX_T_IN = 20
-"""Largest ``t_in`` for which the subsets route may be taken (``2^20`` subsets)."""
+SUBSET_ROUTE_MAX_T_IN = 12
+"""Largest ``t_in`` for which :func:`candidates` takes the subsets route (4,095 subsets)."""
+PATTERN_ROUTE_MAX_M = 8
+"""Largest ``m`` for which :func:`candidates` may take the patterns route (256 groupings)."""
+MAX_ALL = 20_000
+"""Default largest number of suppressors (before dropping unusable ones) listed."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -124,27 +135,61 @@ def covers(vectors: NDArray[np.int32], codes: NDArray[np.integer]) -> NDArray[np
     return ((v == STAR) | (v == np.asarray(codes)[None, :, :])).all(axis=2)
 
 
+def by_merging(codes: NDArray[np.integer], max_all: int | None = None
+               ) -> NDArray[np.int32] | None:
+    """``(C, m)`` distinct suppressors of the non-empty subsets of ``codes``, by merging
+    each one found with every row type until no new one appears; ``None`` as soon as more
+    than ``max_all`` exist."""
+    c32: NDArray[np.int32] = np.asarray(codes, dtype=np.int32)
+    t_in, m = c32.shape
+    found = np.unique(c32, axis=0)
+    frontier = found
+    step = max(1, _MERGE_CELLS // max(t_in * m, 1))
+    while len(frontier):
+        new: list[NDArray[np.int32]] = []
+        for s in range(0, len(frontier), step):  # (f, t_in, m) merges, a chunk at a time
+            f = frontier[s:s + step, None, :]
+            new.append(np.where(f == c32[None, :, :], f, STAR).reshape(-1, m))
+        merged = np.unique(np.concatenate(new), axis=0)
+        both = np.concatenate([found, merged])
+        uniq, first = np.unique(both, axis=0, return_index=True)
+        frontier = uniq[first >= len(found)]  # merges not found before
+        found = uniq
+        if max_all is not None and len(found) > max_all:
+            return None
+    return found
+
+
+_MERGE_CELLS = 1 << 22
+"""Cells of merged vectors built at once by :func:`by_merging` (16 MB of int32)."""
+
+
 def route(t_in: int, m: int) -> str:
-    """``"subsets"`` or ``"patterns"``: the route with fewer steps (``2^t_in`` subsets, or
-    ``2^m`` patterns of ``t_in`` row types each)."""
-    if t_in <= SUBSET_ROUTE_MAX_T_IN and (1 << t_in) <= (1 << min(m, 62)) * max(t_in, 1):
+    """``"subsets"`` up to :data:`SUBSET_ROUTE_MAX_T_IN` row types, else ``"patterns"`` up to
+    :data:`PATTERN_ROUTE_MAX_M` columns, else ``"merging"``."""
+    if t_in <= SUBSET_ROUTE_MAX_T_IN:
         return "subsets"
-    return "patterns"
+    return "patterns" if m <= PATTERN_ROUTE_MAX_M else "merging"
 
 
 def candidates(codes: NDArray[np.integer], sizes: NDArray[np.integer], k: int,
-               distinct: NDArray[np.integer] | None = None, p: int = 1) -> Candidates:
-    """The usable candidates, cheapest first (ties: lexicographic vector order).
+               distinct: NDArray[np.integer] | None = None, p: int = 1,
+               max_all: int = MAX_ALL) -> Candidates | None:
+    """The usable candidates, cheapest first (ties: lexicographic vector order), or ``None``
+    when the table has more than ``max_all`` suppressors.
 
     ``sizes`` ``(t_in,)`` rows per row type; ``k`` the least class size. For p-sensitivity
     ``distinct`` is ``(t_in, s)`` rows per (row type, sensitive value) and ``p`` the least
     number of distinct values a class holds; a candidate that cannot reach ``k`` rows or ``p``
     values from the row types it generalizes is dropped.
     """
-    codes = np.asarray(codes, dtype=np.int32)
-    t_in, m = codes.shape
-    vecs = by_subsets(codes) if route(t_in, m) == "subsets" else by_patterns(codes)
-    cov = covers(vecs, codes)
+    c32: NDArray[np.int32] = np.asarray(codes, dtype=np.int32)
+    how = route(*c32.shape)
+    vecs = (by_subsets(c32) if how == "subsets" else by_patterns(c32) if how == "patterns"
+            else by_merging(c32, max_all))
+    if vecs is None or len(vecs) > max_all:
+        return None
+    cov = covers(vecs, c32)
     ok = cov @ np.asarray(sizes, dtype=np.int64) >= k
     if distinct is not None:
         ok &= ((cov.astype(np.int64) @ np.asarray(distinct, dtype=np.int64)) > 0).sum(axis=1) >= p

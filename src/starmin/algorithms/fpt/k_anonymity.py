@@ -27,7 +27,7 @@ Proposition 3 (parameters ``t_out`` and ``s``) is no separate method: its proof 
 on this method's releases), so an instance with small ``t_out`` and ``s`` has small ``t_in`` and
 is solved here as it is.
 
-Limits (:data:`LIMITS`): ``t_in <= 16`` (hence ``t_out <= 16``), at most 2,500 candidate output
+Limits (:data:`LIMITS`): ``t_in <= 20`` (hence ``t_out <= 20``), at most 1,500 candidate output
 row types, and a work limit of ``max_nodes`` flows (50,000 by default; ``SolverLimit`` beyond).
 Complexity: candidates in ``O(2^t_in m)``; at most ``sum_{j <= t_in} C(C, j)`` guesses
 (``2^O(t_in^2)``, Theorem 3), each one flow on ``t_in + C + 1`` nodes and ``sum_j |G(j)| + C``
@@ -47,6 +47,7 @@ from typing import Any
 
 from starmin.algorithms.base import Algorithm, AutoRun, Progress, silent
 from starmin.algorithms.fpt import release
+from starmin.algorithms.fpt.candidates import Candidates
 from starmin.algorithms.fpt.models import k_anonymity
 from starmin.algorithms.fpt.row_assignment import RowAssignment
 from starmin.data.rowtypes import RowTypes
@@ -56,13 +57,13 @@ from starmin.models.base import PrivacyModel
 from starmin.transform.plan import Guarantee, ReleasePlan
 
 NAME = "fpt-k-anonymity"
-LIMITS = release.Limits(max_t_in=16, max_candidates=2_500, max_nodes=50_000,
+LIMITS = release.Limits(max_t_in=20, max_candidates=1_500, max_nodes=50_000,
                         flow_seconds=(1.2e-4, 4.3e-7))
-"""``t_in <= 16``; 2,500 candidates; 50,000 flows; about ``0.12 ms + 0.43 us x size`` a flow."""
+"""``t_in <= 20``; 1,500 candidates; 50,000 flows; about ``0.12 ms + 0.43 us x size`` a flow."""
 GUARANTEE = Guarantee(
     kind="fpt",
     statement="minimum number of stars over all k-anonymous releases; work exponential in "
-              "t_in (row types, at most 16) only, t_out <= t_in by Lemma 2",
+              "t_in (row types, at most 20) only, t_out <= t_in by Lemma 2",
     reference="Bredereck et al., Sec. 4.1, Algorithm 1, Lemmas 1-2, Thm 3",
     parameter="t_in",
 )
@@ -77,13 +78,17 @@ def restricted_guarantee(t_out: int) -> Guarantee:
         reference="Bredereck et al., Sec. 4.2, Prop. 2", parameter="(m, t_out)")
 
 
+def _candidates(k: int, rt: RowTypes, max_t_out: int | None) -> Candidates | None:
+    return release.candidates_for(rt, k, restricted=release.restricting(rt, max_t_out))
+
+
 def _reason(model: PrivacyModel, rt: RowTypes, max_t_out: int | None) -> str | None:
     k = k_anonymity(model)
     if k is None:
         return (f"{NAME} solves k-anonymity only, not {model.name}: use fpt-p-sensitive for "
                 "p-sensitive k-anonymity, or --method auto")
     return (release.size_reason(NAME, LIMITS, rt, max_t_out)
-            or release.candidate_reason(NAME, LIMITS, release.candidates_for(rt, k), rt,
+            or release.candidate_reason(NAME, LIMITS, _candidates(k, rt, max_t_out), rt,
                                         max_t_out))
 
 
@@ -108,7 +113,9 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     check_feasible(model, rt)
     k = k_anonymity(model)
     assert k is not None
-    problem = RowAssignment(rt.sizes, release.candidates_for(rt, k), k)
+    cand = _candidates(k, rt, max_t_out)
+    assert cand is not None  # else _reason refused
+    problem = RowAssignment(rt.sizes, cand, k)
     return release.run(rt, problem, name=NAME, guarantee=GUARANTEE,
                        restricted_guarantee=restricted_guarantee, max_t_out=max_t_out,
                        max_nodes=max_nodes, progress=progress or silent,
@@ -119,12 +126,14 @@ def auto_plan(model: PrivacyModel, rt: RowTypes, units_left: float) -> AutoRun:
     """``--method auto``'s run: see :func:`starmin.algorithms.fpt.release.auto_run`."""
     k = k_anonymity(model)
     assert k is not None
-    return release.auto_run(LIMITS, rt, release.candidates_for(rt, k), units_left)
+    cand = _candidates(k, rt, None)
+    assert cand is not None  # auto plans only what supports accepted
+    return release.auto_run(LIMITS, rt, cand, units_left)
 
 
 ALGORITHM = Algorithm(
     name=NAME,
-    summary="exact k-anonymity, fixed-parameter in the number of row types (t_in <= 16): "
+    summary="exact k-anonymity, fixed-parameter in the number of row types (t_in <= 20): "
             "guessed output row types + ROW ASSIGNMENT min-cost flow (Bredereck et al. Alg. 1, "
             "Lemmas 1-2, Thm 3)",
     guarantee=GUARANTEE,

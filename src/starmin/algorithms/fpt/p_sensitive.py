@@ -20,7 +20,7 @@ with k-anonymity are taken with the largest ``k``. ``max_t_out`` restricts the r
 most that many classes, as for k-anonymity (Proposition 2's restriction; not a result of the
 paper for p-sensitivity, but the same search).
 
-Limits (:data:`LIMITS`): ``t_in <= 14`` (hence ``t_out <= 14``), at most 2,500 candidate
+Limits (:data:`LIMITS`): ``t_in <= 16`` (hence ``t_out <= 16``), at most 1,500 candidate
 output row types, and a work limit of ``max_nodes`` flows (30,000 by default; ``SolverLimit``
 beyond). Complexity:
 at most ``sum_{j <= t_in} C(C, j)`` guesses (``2^O(t_in^2)``), each one flow on
@@ -40,6 +40,7 @@ from typing import Any
 
 from starmin.algorithms.base import Algorithm, AutoRun, Progress, silent
 from starmin.algorithms.fpt import release
+from starmin.algorithms.fpt.candidates import Candidates
 from starmin.algorithms.fpt.models import p_sensitivity
 from starmin.algorithms.fpt.p_row_assignment import PRowAssignment
 from starmin.data.rowtypes import RowTypes
@@ -49,13 +50,13 @@ from starmin.models.base import PrivacyModel
 from starmin.transform.plan import Guarantee, ReleasePlan
 
 NAME = "fpt-p-sensitive"
-LIMITS = release.Limits(max_t_in=14, max_candidates=2_500, max_nodes=30_000,
+LIMITS = release.Limits(max_t_in=16, max_candidates=1_500, max_nodes=30_000,
                         flow_seconds=(3.7e-4, 3.0e-7))
-"""``t_in <= 14``; 2,500 candidates; 30,000 flows; about ``0.37 ms + 0.3 us x size`` a flow."""
+"""``t_in <= 16``; 1,500 candidates; 30,000 flows; about ``0.37 ms + 0.3 us x size`` a flow."""
 GUARANTEE = Guarantee(
     kind="fpt",
     statement="minimum number of stars over all p-sensitive k-anonymous releases; work "
-              "exponential in t_in (row types, at most 14) only, t_out <= t_in by Lemma 2",
+              "exponential in t_in (row types, at most 16) only, t_out <= t_in by Lemma 2",
     reference="Bredereck et al., Sec. 4.3, Lemma 3, Thm 4 (Algorithm 1, Lemma 2)",
     parameter="t_in",
 )
@@ -71,6 +72,10 @@ def restricted_guarantee(t_out: int) -> Guarantee:
         parameter="(m, t_out)")
 
 
+def _candidates(p: int, k: int, rt: RowTypes, max_t_out: int | None) -> Candidates | None:
+    return release.candidates_for(rt, k, p, restricted=release.restricting(rt, max_t_out))
+
+
 def _reason(model: PrivacyModel, rt: RowTypes, max_t_out: int | None) -> str | None:
     pk = p_sensitivity(model)
     if pk is None:
@@ -79,9 +84,8 @@ def _reason(model: PrivacyModel, rt: RowTypes, max_t_out: int | None) -> str | N
     if len(rt.sensitive) != 1:
         return (f"{NAME} needs exactly one sensitive column (the paper's private column), the "
                 f"table has {len(rt.sensitive)}: declare one, or use --method auto")
-    p, k = pk
     return (release.size_reason(NAME, LIMITS, rt, max_t_out)
-            or release.candidate_reason(NAME, LIMITS, release.candidates_for(rt, k, p), rt,
+            or release.candidate_reason(NAME, LIMITS, _candidates(*pk, rt, max_t_out), rt,
                                         max_t_out))
 
 
@@ -108,7 +112,9 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     pk = p_sensitivity(model)
     assert pk is not None
     p, k = pk
-    problem = PRowAssignment(rt.counts, release.candidates_for(rt, k, p), k, p)
+    cand = _candidates(p, k, rt, max_t_out)
+    assert cand is not None  # else _reason refused
+    problem = PRowAssignment(rt.counts, cand, k, p)
     return release.run(rt, problem, name=NAME,
                        guarantee=GUARANTEE, restricted_guarantee=restricted_guarantee,
                        max_t_out=max_t_out, max_nodes=max_nodes, progress=progress or silent,
@@ -120,13 +126,15 @@ def auto_plan(model: PrivacyModel, rt: RowTypes, units_left: float) -> AutoRun:
     pk = p_sensitivity(model)
     assert pk is not None
     p, k = pk
-    return release.auto_run(LIMITS, rt, release.candidates_for(rt, k, p), units_left)
+    cand = _candidates(p, k, rt, None)
+    assert cand is not None  # auto plans only what supports accepted
+    return release.auto_run(LIMITS, rt, cand, units_left)
 
 
 ALGORITHM = Algorithm(
     name=NAME,
     summary="exact p-sensitive k-anonymity, fixed-parameter in the number of row types "
-            "(t_in <= 14): guessed output row types + p-ROW ASSIGNMENT min-cost flow with lower "
+            "(t_in <= 16): guessed output row types + p-ROW ASSIGNMENT min-cost flow with lower "
             "bounds (Bredereck et al. Lemma 3, Thm 4)",
     guarantee=GUARANTEE,
     solve=solve,

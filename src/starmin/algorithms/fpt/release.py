@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from starmin.algorithms.base import AutoRun, Progress
-from starmin.algorithms.fpt.candidates import Candidates, candidates, route
+from starmin.algorithms.fpt.candidates import MAX_ALL, Candidates, candidates, route
 from starmin.algorithms.fpt.network import with_keys
 from starmin.algorithms.fpt.restricted import MAX_GUESSES, enumerate_guesses, guesses
 from starmin.algorithms.fpt.search import AssignmentProblem, branch_and_bound
@@ -36,6 +36,8 @@ MAX_T_IN_RESTRICTED = 300
 """Largest ``t_in`` with ``max_t_out < t_in`` (Proposition 2: parameters ``m`` and ``t_out``)."""
 MAX_M_RESTRICTED = 8
 """Largest ``m`` with ``max_t_out < t_in`` (candidates from the ``2^m`` patterns)."""
+MAX_ALL_RESTRICTED = 100_000
+"""Largest number of suppressors listed with ``max_t_out < t_in`` (``2^m t_in`` at most)."""
 AUTO_UNITS = 2.0
 """Work units ``--method auto`` gives a row-type flow method at most (a quarter of the
 portfolio's budget): its ``max_nodes`` is cut to fit."""
@@ -58,18 +60,27 @@ class Limits:
     flow_seconds: tuple[float, float]
 
 
-_CACHE: weakref.WeakKeyDictionary[RowTypes, dict[tuple[int, int], Candidates]] = \
+_CACHE: weakref.WeakKeyDictionary[RowTypes, dict[tuple[int, int, bool], Candidates | None]] = \
     weakref.WeakKeyDictionary()
 
 
-def candidates_for(rt: RowTypes, k: int, p: int | None = None) -> Candidates:
+def restricting(rt: RowTypes, max_t_out: int | None) -> bool:
+    """Does ``max_t_out`` restrict the search (Proposition 2) rather than follow Lemma 2?"""
+    return max_t_out is not None and max_t_out < rt.t_in
+
+
+def candidates_for(rt: RowTypes, k: int, p: int | None = None, restricted: bool = False
+                   ) -> Candidates | None:
     """:func:`~.candidates.candidates` of ``rt`` for ``k`` (and ``p``), computed once per table
-    (``supports``, the ``auto`` estimate and ``solve`` all need them)."""
+    (``supports``, the ``auto`` estimate and ``solve`` all need them); ``None`` when the table
+    has more suppressors than the route may list (:data:`~.candidates.MAX_ALL`, or
+    :data:`MAX_ALL_RESTRICTED` for Proposition 2)."""
     per = _CACHE.setdefault(rt, {})
-    key = (k, 0 if p is None else p)
+    key = (k, 0 if p is None else p, restricted)
     if key not in per:
-        per[key] = (candidates(rt.codes, rt.sizes, k) if p is None
-                    else candidates(rt.codes, rt.sizes, k, rt.counts, p))
+        cap = MAX_ALL_RESTRICTED if restricted else MAX_ALL
+        per[key] = (candidates(rt.codes, rt.sizes, k, max_all=cap) if p is None
+                    else candidates(rt.codes, rt.sizes, k, rt.counts, p, max_all=cap))
     return per[key]
 
 
@@ -77,7 +88,7 @@ def size_reason(name: str, limits: Limits, rt: RowTypes, max_t_out: int | None =
                 ) -> str | None:
     """``None`` when ``t_in`` (with a restricting ``max_t_out``: ``m`` and ``t_in``) is within
     the limits, else the reason, naming the parameter and its limit."""
-    if max_t_out is not None and max_t_out < rt.t_in:
+    if restricting(rt, max_t_out):
         if rt.m > MAX_M_RESTRICTED or rt.t_in > MAX_T_IN_RESTRICTED:
             return (f"{name} with max_t_out (Proposition 2, parameters m and t_out) accepts "
                     f"m <= {MAX_M_RESTRICTED} QI columns and t_in <= {MAX_T_IN_RESTRICTED} row "
@@ -91,20 +102,26 @@ def size_reason(name: str, limits: Limits, rt: RowTypes, max_t_out: int | None =
     return None
 
 
-def candidate_reason(name: str, limits: Limits, cand: Candidates, rt: RowTypes,
+def candidate_reason(name: str, limits: Limits, cand: Candidates | None, rt: RowTypes,
                      max_t_out: int | None = None) -> str | None:
     """``None`` when the search over ``cand`` is within the limits, else the reason."""
-    if max_t_out is not None and max_t_out < rt.t_in:
+    restricted = restricting(rt, max_t_out)
+    if cand is None:
+        cap = MAX_ALL_RESTRICTED if restricted else MAX_ALL
+        return (f"{name}: the {rt.t_in} row types have more than {cap:,} suppressors (output "
+                f"row types a guess could use), beyond what it lists: use --method auto")
+    if restricted:
+        assert max_t_out is not None
         g = guesses(cand.count, max_t_out)
         if g > MAX_GUESSES:
             return (f"{name} with max_t_out = {max_t_out} would enumerate {g:,} guesses of "
-                    f"output row types among {cand.count} candidates (Proposition 2), more "
+                    f"output row types among {cand.count:,} candidates (Proposition 2), more "
                     f"than its limit {MAX_GUESSES:,}: lower max_t_out or use --method auto")
         return None
     if cand.count > limits.max_candidates:
         return (f"{name} accepts at most {limits.max_candidates:,} candidate output row types "
-                f"(suppressors of sets of row types); this table has {cand.count:,}: use "
-                f"--method auto")
+                f"(suppressors of sets of row types with enough rows); this table has "
+                f"{cand.count:,}: use --method auto")
     return None
 
 
@@ -134,7 +151,7 @@ def run(rt: RowTypes, problem: AssignmentProblem, *, name: str, guarantee: Guara
     ``lower_bound``; with ``max_t_out < t_in`` it is the optimum over releases with at most
     that many classes (Proposition 2) and no lower bound is claimed."""
     cand = problem.cand
-    restricted = max_t_out is not None and max_t_out < rt.t_in
+    restricted = restricting(rt, max_t_out)
     if restricted:
         assert max_t_out is not None
         bound = max_t_out
@@ -171,8 +188,8 @@ def auto_run(limits: Limits, rt: RowTypes, cand: Candidates, units_left: float) 
     ``min(units_left, AUTO_UNITS)`` work units (at least :data:`AUTO_MIN_NODES` flows).
 
     The estimate is the worst case, ``max_nodes`` flows at the measured cost of one flow on
-    this network (:class:`Limits`), plus listing the candidates (``1e-8`` per cell of the
-    ``2^t_in`` subsets or ``2^m t_in`` patterns, whichever route :mod:`.candidates` takes). It
+    this network (:class:`Limits`), plus listing the candidates (``1e-8`` per merged cell,
+    ``C t_in m``). It
     is computed from the instance only -- ``t_in``, ``m``, the candidates and their arcs --
     never from a clock. A run that proves the optimum sooner ends sooner (and as an exact
     method it ends the portfolio); one that reaches the cap fails with ``SolverLimit`` and the
@@ -182,6 +199,6 @@ def auto_run(limits: Limits, rt: RowTypes, cand: Candidates, units_left: float) 
     per_flow = a + b * size
     fit = int(min(units_left, AUTO_UNITS) / per_flow)
     nodes = max(min(limits.max_nodes, fit), AUTO_MIN_NODES)
-    listing = 1e-8 * max(rt.m, 1) * min(2.0 ** rt.t_in, 2.0 ** rt.m * rt.t_in)
+    listing = 1e-8 * cand.count * rt.t_in * max(rt.m, 1)
     note = "" if nodes == limits.max_nodes else f"at most {nodes:,} flows"
     return AutoRun(nodes * per_flow + listing, {"max_nodes": nodes}, note)
