@@ -60,7 +60,7 @@ class Limits:
     flow_seconds: tuple[float, float]
 
 
-_CACHE: weakref.WeakKeyDictionary[RowTypes, dict[tuple[int, int, bool], Candidates | None]] = \
+_CACHE: weakref.WeakKeyDictionary[RowTypes, dict[tuple[int, int, int], Candidates | None]] = \
     weakref.WeakKeyDictionary()
 
 
@@ -76,9 +76,9 @@ def candidates_for(rt: RowTypes, k: int, p: int | None = None, restricted: bool 
     has more suppressors than the route may list (:data:`~.candidates.MAX_ALL`, or
     :data:`MAX_ALL_RESTRICTED` for Proposition 2)."""
     per = _CACHE.setdefault(rt, {})
-    key = (k, 0 if p is None else p, restricted)
+    cap = MAX_ALL_RESTRICTED if restricted else MAX_ALL
+    key = (k, 0 if p is None else p, cap)
     if key not in per:
-        cap = MAX_ALL_RESTRICTED if restricted else MAX_ALL
         per[key] = (candidates(rt.codes, rt.sizes, k, max_all=cap) if p is None
                     else candidates(rt.codes, rt.sizes, k, rt.counts, p, max_all=cap))
     return per[key]

@@ -22,17 +22,21 @@ the undecided) is a restriction of it, so its cost is a lower bound for all of t
 - Otherwise it branches on one used undecided candidate below the requirement (the one with
   the fewest stars; ties: the most rows, then the first): *guess it* or *exclude it*.
 
-A node with ``max_out`` guessed candidates leaves nothing undecided (Lemma 2: ``max_out =
-t_in``; Proposition 2: the ``t_out`` the caller allows). With ``restricted`` (Proposition 2's
-question: the fewest stars with at most ``t_out`` output row types) a flow using more than
-``max_out`` candidates is not a release either, and the search branches on it.
+Nodes are expanded best-first (lowest bound; ties: deepest, then oldest), so the search ends
+as soon as the best release costs no more than every open bound. A node with ``max_out``
+guessed candidates leaves nothing undecided (Lemma 2: ``max_out = t_in``). With
+``restricted`` (Proposition 2's question: the fewest stars with at most ``t_out`` output row
+types) a flow using more than ``max_out`` candidates is not a release either, and the search
+branches on it; the methods answer that question by enumeration (:mod:`.restricted`, much
+faster there), and the tests use this restricted search as its cross-check.
 
 Exactness. A subtree is dropped only when its bound is no better than a release in hand, and
 the leaves of the tree are all guesses of at most ``max_out`` candidates, so the best release
-is as good as the best guess: the optimum of Theorem 3 (Theorem 4 for p-sensitivity), or of
-Proposition 2's restricted problem. The search stops after ``max_nodes`` flows (a work limit,
-the same on every machine) and raises :class:`~starmin.errors.SolverLimit`; it never returns a
-release it has not proven optimal.
+is as good as the best guess (a release kept without ``restricted`` may use more than
+``max_out`` classes; it is still a release, no worse than every guess below its node): the
+optimum of Theorem 3 (Theorem 4 for p-sensitivity), or of Proposition 2's restricted problem.
+The search stops after ``max_nodes`` flows (a work limit, the same on every machine) and raises
+:class:`~starmin.errors.SolverLimit`; it never returns a release it has not proven optimal.
 
 Work: at most ``sum_{j <= max_out} C(C, j)`` guesses for ``C`` candidates in the worst case,
 ``O(2^(t_in^2))`` as in Theorem 3; each node one flow on ``O(t_in + C)`` nodes.
