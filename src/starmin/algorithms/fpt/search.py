@@ -98,7 +98,7 @@ def branch_and_bound(problem: AssignmentProblem, *, max_out: int, restricted: bo
     Raises :class:`SolverLimit` after ``max_nodes`` flows, or when no guess is feasible
     (callers check feasibility first, so that is a bug)."""
     search = _Search(problem, max_out, restricted, sized_is_release, max_nodes, what)
-    meter = Meter(progress, what, "flows", max_nodes, note=search.state)
+    meter = Meter(progress, what, "flows", None, note=search.state)
     C = problem.cand.count
     search.visit(np.zeros(C, dtype=bool), np.ones(C, dtype=bool), 0)
     while search.open:
