@@ -29,7 +29,7 @@ is solved here as it is.
 
 Limits (:data:`LIMITS`): ``t_in <= 20`` (hence ``t_out <= 20``), at most 1,500 candidate output
 row types, and a work limit of ``max_nodes`` flows (50,000 by default; ``SolverLimit`` beyond).
-Complexity: candidates in ``O(2^t_in m)``; at most ``sum_{j <= t_in} C(C, j)`` guesses
+Complexity: candidates in ``O(min(2^t_in, C t_in) m)``; at most ``sum_{j <= t_in} C(C, j)`` guesses
 (``2^O(t_in^2)``, Theorem 3), each one flow on ``t_in + C + 1`` nodes and ``sum_j |G(j)| + C``
 arcs; in practice a few hundred to a few thousand flows at ``t_in = 16`` (see
 docs/algorithms/fpt-row-types.md). The engine builds the row types in ``O(n m)``.

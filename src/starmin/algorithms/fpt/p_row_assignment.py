@@ -38,6 +38,8 @@ Lemma 3 and its proof (Fig. 4), Theorem 4.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -72,63 +74,60 @@ class PRowAssignment:
             self._parts[j] = (cells, np.asarray(node_of, dtype=np.int64).reshape(-1), len(keys))
         return self._parts[j]
 
+    def _p_arcs(self, guessed: NDArray[np.bool_], first: int) -> _PArcs:
+        """The p-part of every guessed candidate ``j``: nodes ``u_{j,sigma}`` and ``u_j^p``
+        numbered from ``first``, arcs ``v_{i,sigma} -> u_{j,sigma}`` (cost ``omega_j``) and
+        ``u_{j,sigma} -> u_j^p`` (capacity 1), and each ``u_j^p``'s demand ``p``."""
+        out = _PArcs([], [], [], [], [], [], [], first)
+        for j in np.flatnonzero(guessed).tolist():
+            cells, node_of, values = self._p_part(j)
+            hub = out.next + values  # u_j^p
+            out.tail.append(cells)
+            out.head.append(out.next + node_of)
+            out.cost.append(np.full(len(cells), self.cand.omega[j], dtype=np.int64))
+            out.out.append(np.full(len(cells), j, dtype=np.int64))
+            out.hub_tail.extend(range(out.next, hub))
+            out.hub_head.extend([hub] * values)
+            out.hubs.append(hub)
+            out.next = hub + 1
+        return out
+
     def solve(self, guessed: NDArray[np.bool_], usable: NDArray[np.bool_]) -> Assignment | None:
         """The optimal assignment sending rows only to ``usable`` candidates, ``>= k`` rows
         with ``>= p`` values to each ``guessed`` one; ``None`` when none exists."""
-        C, n, k, p = self.cand.count, self.n, self.k, self.p
+        C, n, k, p, ints = self.cand.count, self.n, self.k, self.p, np.int64
         rest = n - k * int(guessed.sum())
         if rest < 0:
             return None
-        Q, t_in = len(self.cell_type), self.t_in
-        W, U = Q, Q + t_in  # first w_i and first u_j node
+        Q = len(self.cell_type)
+        W, U = Q, Q + self.t_in  # first w_i and first u_j node; cells v_{i,sigma} are 0..Q-1
         sel = usable[self.arc_out]
         aj, ai = self.arc_out[sel], self.arc_type[sel]
-        uj = np.flatnonzero(usable).astype(np.int64)
-        # p-part of each guessed j: nodes u_{j,sigma}, u_j^p after the fixed ones
-        nxt = U + C
-        p_tail: list[IntArray] = []
-        p_head: list[IntArray] = []
-        p_cost: list[IntArray] = []
-        p_out: list[IntArray] = []
-        hub_tail: list[int] = []
-        hub_head: list[int] = []
-        demand: list[tuple[int, int]] = []
-        for j in np.flatnonzero(guessed).tolist():
-            cells, node_of, values = self._p_part(j)
-            hub = nxt + values  # u_j^p
-            p_tail.append(cells)
-            p_head.append(nxt + node_of)
-            p_cost.append(np.full(len(cells), self.cand.omega[j], dtype=np.int64))
-            p_out.append(np.full(len(cells), j, dtype=np.int64))
-            hub_tail.extend(range(nxt, hub))
-            hub_head.extend([hub] * values)
-            demand.append((hub, p))
-            nxt = hub + 1
-        sink = nxt
-        ints = np.int64
-        tails = np.concatenate([np.arange(Q, dtype=ints), W + ai, U + uj, *p_tail,
-                                np.asarray(hub_tail, dtype=ints)])
-        heads = np.concatenate([W + self.cell_type, U + aj, np.full(len(uj), sink, ints), *p_head,
-                                np.asarray(hub_head, dtype=ints)])
+        uj = np.flatnonzero(usable).astype(ints)
+        pa = self._p_arcs(guessed, U + C)
+        sink = pa.next
+        tails = np.concatenate([np.arange(Q, dtype=ints), W + ai, U + uj, *pa.tail,
+                                np.asarray(pa.hub_tail, dtype=ints)])
+        heads = np.concatenate([W + self.cell_type, U + aj, np.full(len(uj), sink, ints),
+                                *pa.head, np.asarray(pa.hub_head, dtype=ints)])
         cost = np.concatenate([np.zeros(Q, ints), self.cand.omega[aj], np.zeros(len(uj), ints),
-                               *p_cost, np.zeros(len(hub_tail), ints)])
+                               *pa.cost, np.zeros(len(pa.hub_tail), ints)])
         cap = np.full(len(tails), n, dtype=ints)
-        cap[len(tails) - len(hub_tail):] = 1  # (u_{j,sigma}, u_j^p): one unit per value
+        cap[len(tails) - len(pa.hub_tail):] = 1  # (u_{j,sigma}, u_j^p): one unit per value
         supply = np.zeros(sink + 1, dtype=ints)
         supply[:Q] = self.counts[self.cell_type, self.cell_key]
         supply[U + np.flatnonzero(guessed)] = -(k - p)  # demand k, p of it through u_j^p
-        for node, d in demand:
-            supply[node] = -d
+        supply[np.asarray(pa.hubs, dtype=ints)] = -p
         supply[sink] = -rest
         solved = solve_flow(tails, heads, cap, cost, supply)
         if solved is None:
             return None
         total, flows = solved
-        a0, a1 = Q, Q + len(aj)  # the w_i -> u_j arcs
-        x = flows[a0:a1]
-        px = flows[a1 + len(uj):a1 + len(uj) + sum(len(c) for c in p_tail)]
-        pc = np.concatenate(p_tail) if p_tail else np.zeros(0, ints)
-        po = np.concatenate(p_out) if p_out else np.zeros(0, ints)
+        x = flows[Q:Q + len(aj)]  # the w_i -> u_j arcs
+        start = Q + len(aj) + len(uj)  # then the v_{i,sigma} -> u_{j,sigma} arcs
+        pc = np.concatenate(pa.tail) if pa.tail else np.zeros(0, ints)
+        po = np.concatenate(pa.out) if pa.out else np.zeros(0, ints)
+        px = flows[start:start + len(pc)]
         rows = (np.bincount(aj, weights=x, minlength=C)
                 + np.bincount(po, weights=px, minlength=C)).astype(np.int64)
         lx, lp = x > 0, px > 0
@@ -137,3 +136,17 @@ class PRowAssignment:
             np.concatenate([aj[lx], po[lp]]), np.concatenate([ai[lx], self.cell_type[pc[lp]]]),
             np.concatenate([np.full(int(lx.sum()), -1, ints), self.cell_key[pc[lp]]]),
             np.concatenate([x[lx], px[lp]]))
+
+
+@dataclass
+class _PArcs:
+    """The p-part of a p-ROW ASSIGNMENT network (see :meth:`PRowAssignment._p_arcs`)."""
+
+    tail: list[IntArray]
+    head: list[IntArray]
+    cost: list[IntArray]
+    out: list[IntArray]
+    hub_tail: list[int]
+    hub_head: list[int]
+    hubs: list[int]
+    next: int
