@@ -24,8 +24,9 @@ Limits (:data:`LIMITS`): ``t_in <= 16`` (hence ``t_out <= 16``), at most 1,500 c
 output row types, and a work limit of ``max_nodes`` flows (30,000 by default; ``SolverLimit``
 beyond). Complexity:
 at most ``sum_{j <= t_in} C(C, j)`` guesses (``2^O(t_in^2)``), each one flow on
-``O(t_in |Sigma| + C + t_out |Sigma|)`` nodes (Theorem 4: ``O(nm + 2^{t_in^2} (t_in^2 m +
-(n + |Sigma| t_in)^4 log(n + |Sigma| t_in)))`` with the paper's flow bound).
+``O(t_in |Sigma| + C + t_out |Sigma|)`` nodes. (Theorem 4 as printed reads ``O(nm + 2^{t_in}
+(t_in^2 m + (n + |Sigma| t_in)^4 log(n + |Sigma| t_in)))``; with ``t_out <= t_in`` guesses of
+Theorem 3 the factor is ``2^{t_in^2}``, as in the paper's Corollary 2.)
 
 References
 ----------
