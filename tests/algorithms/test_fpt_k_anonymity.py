@@ -150,12 +150,13 @@ def test_restricted_optimum_falls_to_the_optimum() -> None:
 
 
 def test_work_depends_on_row_types_not_rows() -> None:
-    """A million rows in 10 row types: the same flows as the table with 1/1000 of the rows
-    and k / 1000, and 1000 x the stars (the flows scale: supplies and demands x 1000)."""
+    """About a million rows in 10 row types: the same flows as the table with 1/20,000 of the
+    rows and k / 20,000, and 20,000 x the stars (supplies and demands scale, so does every
+    flow's optimum)."""
     small = _weighted(7, 10, 4, 3, 9)
-    big = RowTypes(small.qi, small.codes, small.counts * 1000, small.domains)
-    a, b = _check(small, 6), fpt.solve(big, KAnonymity(6000))
-    assert big.n >= 10**4 and b.stars == 1000 * a.stars
+    big = RowTypes(small.qi, small.codes, small.counts * 20_000, small.domains)
+    a, b = _check(small, 6), fpt.solve(big, KAnonymity(6 * 20_000))
+    assert big.n >= 10**6 and b.stars == 20_000 * a.stars
     assert b.certificate["flows"] == a.certificate["flows"]
     assert b.certificate["t_in"] == a.certificate["t_in"] == 10
 
