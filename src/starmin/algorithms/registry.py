@@ -19,6 +19,8 @@ _MODULES = (
     "starmin.algorithms.exact.two_diversity_flow",
     "starmin.algorithms.exact.two_diversity_milp",
     "starmin.algorithms.exact.two_diversity_simplex",
+    "starmin.algorithms.fpt.k_anonymity",
+    "starmin.algorithms.fpt.p_sensitive",
     "starmin.algorithms.exact.balanced_split",
     "starmin.algorithms.lp.milp_exact",
     "starmin.algorithms.heuristic.pattern_packing",
