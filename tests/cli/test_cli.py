@@ -243,3 +243,15 @@ def test_verify_program_flushes_its_verdict_before_it_exits(tmp_path: Path, k: i
     verdict = json.loads(proc.stdout)
     assert verdict["passed"] is (code == 0) and verdict["n"] == 2000
     assert proc.stderr == ""
+
+
+def test_methods_list_keeps_names_and_statements_apart(capsys: pytest.CaptureFixture[str]
+                                                        ) -> None:
+    """Every method's name is followed by a space, however long the name
+    ('two-diversity-simplex' once ran into its statement)."""
+    from starmin.algorithms import registry
+
+    assert main(["methods"]) == 0
+    out = capsys.readouterr().out
+    for name, a in registry.algorithms().items():
+        assert f"  {name} " in out and f"{name}{a.guarantee.kind}:" not in out, name

@@ -51,14 +51,15 @@ def _methods_text() -> str:
             "the instance.")
     lines = ["methods (--method NAME, auto or exact):"]
     lines.extend(textwrap.wrap(auto, width=96, initial_indent="  ", subsequent_indent="  "))
-    pad = " " * 22
+    width = max(20, *(len(n) + 1 for n in table))  # the longest name keeps a space
+    pad = " " * (width + 2)
     for a in table.values():
         text = f"{a.guarantee.kind}: {a.guarantee.statement}"
         if a.guarantee.reference:
             text += f" [{a.guarantee.reference}]"
         if a.name in members:
             text += " [auto]"
-        wrapped = textwrap.wrap(text, width=96, initial_indent=f"  {a.name:<20}",
+        wrapped = textwrap.wrap(text, width=96, initial_indent=f"  {a.name:<{width}}",
                                 subsequent_indent=pad)
         lines.extend(wrapped)
     return "\n".join(lines)
