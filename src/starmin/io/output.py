@@ -138,7 +138,7 @@ def write_pair(target: OutputTarget, write_release: Callable[[Path], None],
         if target.html is None:
             raise ValueError("an HTML page needs an OutputTarget with an html path")
         sidecars.append((target.html, html))
-    created = _make_folders(target.path.parent)
+    created = make_folders(target.path.parent)
     temps: list[Path] = []
     placed: list[Path] = []
     try:
@@ -201,7 +201,7 @@ def temp_beside(path: Path) -> Path:
         return tmp
 
 
-def _make_folders(folder: Path) -> list[Path]:
+def make_folders(folder: Path) -> list[Path]:
     """Create ``folder`` and its missing parents; return those created, deepest first."""
     missing: list[Path] = []
     p = folder

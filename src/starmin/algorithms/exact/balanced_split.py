@@ -67,6 +67,7 @@ from numpy.typing import NDArray
 
 from starmin.algorithms._progress import Meter
 from starmin.algorithms.base import Algorithm, Progress, silent
+from starmin.algorithms.exact._cells import cells, hand_out
 from starmin.data.rowtypes import RowTypes
 from starmin.errors import Infeasible, InvalidInput, SolverLimit, StarminError
 from starmin.models.apply import check_feasible, holds
@@ -122,15 +123,6 @@ def _model_reason(model: PrivacyModel) -> str | None:
         return (f"{NAME} solves starmin's own models (closed under union of classes), not "
                 f"{label}; use brute-force for it")
     return None
-
-
-def _cells(model: PrivacyModel, rt: RowTypes) -> tuple[IntArray, IntArray, IntArray]:
-    """``(d,)`` row type, sensitive key (-1: any) and count of each cell."""
-    if not model.uses_sensitive:
-        t = np.arange(rt.t_in, dtype=np.int64)
-        return t, np.full(rt.t_in, -1, dtype=np.int64), rt.sizes.astype(np.int64)
-    t, s = np.nonzero(rt.counts)
-    return t.astype(np.int64), s.astype(np.int64), rt.counts[t, s].astype(np.int64)
 
 
 def _axes(model: PrivacyModel, rt: RowTypes, cell_s: IntArray) -> tuple[IntArray, IntArray]:
@@ -245,7 +237,7 @@ def work_bound(model: PrivacyModel, rt: RowTypes) -> Size:
     (c + 1) z^c``). Summed over good histograms (feasibility judged by a relaxation of a matrix
     distance, so the bound stays a bound) they give ``G`` and the work bound
     ``min(G^2, sum P)``."""
-    _, cell_s, c = _cells(model, rt)
+    _, cell_s, c = cells(model, rt)
     S = 1
     for x in c.tolist():
         S *= x + 1
@@ -448,26 +440,7 @@ class _Recursion:
 def _decode(rt: RowTypes, cell_t: IntArray, cell_s: IntArray, T: _Tables, codes: list[int]
             ) -> list[tuple[IntArray, IntArray, IntArray]]:
     """Groups as ``(type, key, count)`` arrays; cells without a key hand out rows key by key."""
-    remaining = rt.counts.copy()
-    groups = []
-    for code in codes:
-        g = _digits(code, T)
-        ti: list[int] = []
-        ki: list[int] = []
-        cnt: list[int] = []
-        for j in np.flatnonzero(g).tolist():
-            t, need = int(cell_t[j]), int(g[j])
-            keys = [int(cell_s[j])] if cell_s[j] >= 0 else range(rt.s)
-            for key in keys:
-                take = min(need, int(remaining[t, key]))
-                if take:
-                    ti.append(t)
-                    ki.append(key)
-                    cnt.append(take)
-                    remaining[t, key] -= take
-                    need -= take
-        groups.append((np.array(ti, np.int64), np.array(ki, np.int64), np.array(cnt, np.int64)))
-    return groups
+    return hand_out(rt, cell_t, cell_s, (_digits(code, T) for code in codes))
 
 
 def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
@@ -491,7 +464,7 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     if rt.n == 0:
         return ReleasePlan.from_groups(rt, [], NAME, GUARANTEE, lower_bound=0,
                                        certificate={"optimum": 0})
-    cell_t, cell_s, c = _cells(model, rt)
+    cell_t, cell_s, c = cells(model, rt)
     T = _tables(model, rt, cell_t, cell_s, c)
     whole = len(T.size) - 1  # the code of T itself: every digit at its maximum
     if not T.feas[whole]:

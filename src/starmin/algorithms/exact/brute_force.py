@@ -53,6 +53,7 @@ from numpy.typing import NDArray
 
 from starmin.algorithms._progress import Meter
 from starmin.algorithms.base import Algorithm, Progress, fixed_work, silent
+from starmin.algorithms.exact._cells import cells, hand_out
 from starmin.data.rowtypes import RowTypes
 from starmin.errors import Infeasible, SolverLimit, StarminError
 from starmin.models.apply import check_feasible, holds
@@ -73,23 +74,10 @@ GUARANTEE = Guarantee(
 )
 
 
-def _cells(model: PrivacyModel, rt: RowTypes) -> tuple[NDArray[np.int64], NDArray[np.int64],
-                                                       NDArray[np.int64]]:
-    """The DP's dimensions: ``(d,)`` row type, sensitive key (-1: any) and count of each cell.
-
-    Models that ignore the sensitive attribute see one cell per row type; others one cell per
-    non-empty (row type, key) pair."""
-    if not model.uses_sensitive:
-        t = np.arange(rt.t_in, dtype=np.int64)
-        return t, np.full(rt.t_in, -1, dtype=np.int64), rt.sizes.astype(np.int64)
-    t, s = np.nonzero(rt.counts)
-    return t.astype(np.int64), s.astype(np.int64), rt.counts[t, s].astype(np.int64)
-
-
 def size_of(model: PrivacyModel, rt: RowTypes) -> tuple[int, int]:
     """``(S, W)``: number of states and of (group, state) pairs the DP would visit."""
     S = W = 1
-    for x in _cells(model, rt)[2].tolist():
+    for x in cells(model, rt)[2].tolist():
         S *= x + 1
         W *= (x + 1) * (x + 2) // 2
         if S > MAX_STATES and W > MAX_WORK:  # far beyond the limit: stop counting
@@ -172,28 +160,13 @@ def _groups(rt: RowTypes, cell_t: NDArray[np.int64], cell_s: NDArray[np.int64],
             G: NDArray[np.int64], choice: NDArray[np.int64], c: NDArray[np.int64]
             ) -> list[tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]]:
     """Walk ``choice`` back from the full table; return the groups as (type, key, count)."""
-    remaining = rt.counts.copy()  # (t_in, s): rows not yet handed to a group
-    groups = []
+    chosen = []
     state = c.copy()
     while state.any():
         g = G[int(choice[tuple(int(x) for x in state)])]
         state = state - g
-        ti: list[int] = []
-        ki: list[int] = []
-        cnt: list[int] = []
-        for j in np.flatnonzero(g):
-            t, need = int(cell_t[j]), int(g[j])
-            keys = [int(cell_s[j])] if cell_s[j] >= 0 else range(rt.s)
-            for key in keys:  # hand out rows of type t, key by key
-                take = min(need, int(remaining[t, key]))
-                if take:
-                    ti.append(t)
-                    ki.append(key)
-                    cnt.append(take)
-                    remaining[t, key] -= take
-                    need -= take
-        groups.append((np.array(ti, np.int64), np.array(ki, np.int64), np.array(cnt, np.int64)))
-    return groups
+        chosen.append(g)
+    return hand_out(rt, cell_t, cell_s, chosen)
 
 
 def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
@@ -212,7 +185,7 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     reason = supports(model, rt)
     if reason is not None:
         raise SolverLimit(reason)
-    cell_t, cell_s, c = _cells(model, rt)
+    cell_t, cell_s, c = cells(model, rt)
     if len(c) == 0:  # an empty table: the empty release
         return ReleasePlan.from_groups(rt, [], NAME, GUARANTEE, lower_bound=0,
                                        certificate={"optimum": 0})

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from starmin.datasets.planted.instance import PlantedInstance
 from starmin.errors import InvalidInput
-from starmin.io.output import check_output, temp_beside
+from starmin.io.output import check_output, make_folders, temp_beside
 
 JSON_SUFFIX = ".optimum.json"
 MATRIX_SUFFIX = ".distance.csv"
@@ -49,7 +49,7 @@ def write(instance: PlantedInstance, out: str | os.PathLike[str], *,
 
 
 def _write_all(files: list[tuple[Path, str]]) -> None:
-    created = _make_folders(files[0][0].parent)
+    created = make_folders(files[0][0].parent)
     temps: list[Path] = []
     placed: list[Path] = []
     try:
@@ -70,17 +70,3 @@ def _write_all(files: list[tuple[Path, str]]) -> None:
             except OSError:
                 break
         raise
-
-
-def _make_folders(folder: Path) -> list[Path]:
-    """Create ``folder`` and its missing parents; return those created, deepest first."""
-    missing: list[Path] = []
-    p = folder
-    while str(p) and not p.exists():
-        missing.append(p)
-        if p.parent == p:
-            break
-        p = p.parent
-    for m in reversed(missing):
-        m.mkdir(exist_ok=True)
-    return missing
