@@ -28,43 +28,19 @@ column); unions join the two lowest-numbered holders.
 from __future__ import annotations
 
 from fractions import Fraction
-from itertools import pairwise
 
 import numpy as np
 from numpy.typing import NDArray
 
-from starmin.data.rowtypes import RowTypes
+from starmin.algorithms.approx._classes import Classes as _Classes
+from starmin.algorithms.approx._classes import Group
 
-Group = tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]
 Counts = dict[int, int]
 """A set of rows: class -> number of rows of that class."""
 
 
-class Classes:
-    """Classes of identical QI vectors (robust to a :class:`RowTypes` with repeated vectors).
-
-    ``vec`` ``(R, m)``; ``size`` ``(R,)`` rows per class; ``cells[r]`` the ``(type, key, count)``
-    cells of class ``r`` (its rows, by row type and sensitive key)."""
-
-    def __init__(self, rt: RowTypes) -> None:
-        if rt.t_in:
-            self.vec, inv = np.unique(rt.codes, axis=0, return_inverse=True)
-        else:
-            self.vec, inv = rt.codes, np.zeros(0, dtype=np.int64)
-        inv = np.asarray(inv).reshape(-1)
-        self.size = np.bincount(inv, weights=rt.sizes, minlength=len(self.vec)).astype(np.int64)
-        t, s = np.nonzero(rt.counts)
-        cls = inv[t]
-        order = np.argsort(cls, kind="stable")
-        t, s, cls = t[order], s[order], cls[order]
-        bounds = np.searchsorted(cls, np.arange(len(self.vec) + 1))
-        cnt = rt.counts[t, s]
-        self.cells = [(t[a:b].astype(np.int64), s[a:b].astype(np.int64), cnt[a:b])
-                      for a, b in pairwise(bounds)]
-
-    @property
-    def R(self) -> int:
-        return len(self.size)
+class Classes(_Classes):
+    """:class:`~._classes.Classes` with the Hamming distances of the covers."""
 
     def distances(self) -> NDArray[np.int16]:
         """``(R, R)`` Hamming distances ``d(u, v)`` (Def. 4.1: columns where u and v differ)."""

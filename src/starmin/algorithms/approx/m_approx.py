@@ -39,12 +39,13 @@ Sec. 5, Theorem 10 and its proof (cases 1-3); cost and suppressor as in Sec. 2.
 
 from __future__ import annotations
 
-from itertools import pairwise
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from starmin.algorithms.approx._classes import Classes as _Classes
+from starmin.algorithms.approx._classes import Group
 from starmin.algorithms.base import Algorithm, Progress, fixed_work
 from starmin.data.rowtypes import RowTypes
 from starmin.errors import InvalidInput
@@ -63,7 +64,6 @@ def star_ratio(model: PrivacyModel, rt: RowTypes) -> float:
     return float(rt.m)
 
 
-Group = tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]
 
 
 def supports(model: PrivacyModel, rt: RowTypes) -> str | None:
@@ -72,36 +72,6 @@ def supports(model: PrivacyModel, rt: RowTypes) -> str | None:
         return None
     return (f"the m-approximation handles k-anonymity only, not {model.name}: "
             f"use brute-force or another method for this model")
-
-
-class _Classes:
-    """Classes of identical QI vectors over a :class:`RowTypes` (robust to duplicate types).
-
-    ``vec`` ``(R, m)`` class QI vectors; ``size`` ``(R,)``; ``cells[r]`` the ``(type, key,
-    count)`` cells of class ``r``."""
-
-    def __init__(self, rt: RowTypes) -> None:
-        self.vec, inv = np.unique(rt.codes, axis=0, return_inverse=True)
-        inv = np.asarray(inv).reshape(-1)  # (t_in,) class of each row type
-        self.size = np.bincount(inv, weights=rt.sizes, minlength=len(self.vec)).astype(np.int64)
-        t, s = np.nonzero(rt.counts)
-        cls = inv[t]
-        order = np.argsort(cls, kind="stable")
-        t, s, cls = t[order], s[order], cls[order]
-        bounds = np.searchsorted(cls, np.arange(len(self.vec) + 1))
-        cnt = rt.counts[t, s]
-        self.cells = [(t[a:b].astype(np.int64), s[a:b].astype(np.int64), cnt[a:b])
-                      for a, b in pairwise(bounds)]
-
-    def whole(self, r: int) -> Group:
-        return self.cells[r]
-
-    def take(self, r: int, rows: int) -> tuple[Group, Group]:
-        """Split class ``r`` into ``rows`` rows (cell by cell, in order) and the rest."""
-        t, s, cnt = self.cells[r]
-        before = np.concatenate([[0], np.cumsum(cnt)[:-1]])
-        taken = np.clip(rows - before, 0, cnt)
-        return (t, s, taken), (t, s, cnt - taken)
 
 
 def _added_columns(vec: NDArray[np.int32], ref: NDArray[np.int32],
