@@ -76,3 +76,21 @@ class Algorithm:
 
 def silent(_: str) -> None:
     """The default progress sink."""
+
+
+def admit(name: str, supports: Callable[[PrivacyModel, RowTypes], str | None],
+          model: PrivacyModel, rt: RowTypes, options: Mapping[str, Any],
+          known: set[str]) -> None:
+    """A solve's opening checks: no unknown option, an instance ``supports`` accepts
+    (``InvalidInput`` naming the method), a feasible model (``Infeasible``)."""
+    from starmin.errors import InvalidInput
+    from starmin.models.apply import check_feasible
+
+    unknown = set(options) - known
+    if unknown:
+        raise InvalidInput(f"unknown option(s) for {name}: {', '.join(sorted(unknown))}; "
+                           f"choose from {', '.join(sorted(known))}")
+    reason = supports(model, rt)
+    if reason is not None:
+        raise InvalidInput(f"{name} cannot solve this instance: {reason}")
+    check_feasible(model, rt)

@@ -25,13 +25,12 @@ from typing import Any
 
 import numpy as np
 
-from starmin.algorithms.base import Algorithm, Progress, silent
+from starmin.algorithms.base import Algorithm, Progress, admit, silent
 from starmin.algorithms.lp.colgen import ColumnGeneration, column_generation
 from starmin.algorithms.lp.relaxation import Relaxation, relaxations
 from starmin.algorithms.lp.rounding import Group, groups_of, merge_failing, round_lp
 from starmin.data.rowtypes import RowTypes
 from starmin.errors import InvalidInput
-from starmin.models.apply import check_feasible
 from starmin.models.base import PrivacyModel
 from starmin.models.combine import implied_k, parts
 from starmin.transform.plan import Guarantee, ReleasePlan
@@ -93,15 +92,8 @@ def primary(rels: list[Relaxation]) -> Relaxation:
 
 def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
           progress: Progress | None = None, **options: Any) -> ReleasePlan:
-    unknown = set(options) - _OPTIONS
-    if unknown:
-        raise InvalidInput(f"unknown option(s) for {NAME}: {', '.join(sorted(unknown))}; "
-                           f"choose from {', '.join(sorted(_OPTIONS))}")
+    admit(NAME, supports, model, rt, options, _OPTIONS)
     say = progress or silent
-    reason = supports(model, rt)
-    if reason is not None:
-        raise InvalidInput(f"{NAME} cannot solve this instance: {reason}")
-    check_feasible(model, rt)
     rels = relaxations(model, rt)
     if not rels:
         return _one_class_per_type(rt)

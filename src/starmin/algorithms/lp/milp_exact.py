@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from starmin.algorithms.base import Algorithm, Progress, silent
+from starmin.algorithms.base import Algorithm, Progress, admit, silent
 from starmin.algorithms.lp.colgen import ColumnGeneration
 from starmin.algorithms.lp.master import build, solve_milp
 from starmin.algorithms.lp.pairs import Pairs
@@ -52,7 +52,7 @@ from starmin.algorithms.lp.rounding import Group, groups_of, merge_failing
 from starmin.algorithms.lp.vectors import Keep, count_useful, useful_blocks
 from starmin.data.rowtypes import RowTypes
 from starmin.errors import InvalidInput
-from starmin.models.apply import check_feasible, holds
+from starmin.models.apply import holds
 from starmin.models.base import PrivacyModel
 from starmin.models.combine import implied_k, parts
 from starmin.transform.plan import Guarantee, ReleasePlan, suppressor
@@ -140,15 +140,8 @@ def exact_constraints(model: PrivacyModel, rt: RowTypes) -> Relaxation:
 
 def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
           progress: Progress | None = None, **options: Any) -> ReleasePlan:
-    unknown = set(options) - _OPTIONS
-    if unknown:
-        raise InvalidInput(f"unknown option(s) for {NAME}: {', '.join(sorted(unknown))}; "
-                           f"choose from {', '.join(sorted(_OPTIONS))}")
+    admit(NAME, supports, model, rt, options, _OPTIONS)
     say = progress or silent
-    reason = supports(model, rt)
-    if reason is not None:
-        raise InvalidInput(f"{NAME} cannot solve this instance: {reason}")
-    check_feasible(model, rt)
     node_limit = int(options.get("node_limit", 20_000))
     pairs = Pairs.of(rt)
     cert: dict[str, Any] = {"milp_node_limit": node_limit, "seed": seed}
