@@ -103,7 +103,8 @@ def supports(model: PrivacyModel, rt: RowTypes) -> str | None:
         return (f"m = {rt.m} QI columns is over its limit of {MAX_M}; use --method auto for "
                 f"a release with a certified bound")
     pairs = Pairs.of(rt)
-    if (1 << rt.m) * pairs.P > _SCAN or count_useful(rt, pairs) > MAX_X:
+    most = (1 << rt.m) * pairs.P  # every pair under every pattern: the count's upper bound
+    if most > _SCAN or (most > MAX_X and count_useful(rt, pairs) > MAX_X):
         return (f"the MILP would have more than {MAX_X:,} variables (t_in = {rt.t_in} row "
                 f"types, m = {rt.m}); use --method auto for a release with a certified bound")
     return None
