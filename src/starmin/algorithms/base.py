@@ -64,6 +64,11 @@ class Algorithm:
     (:mod:`starmin.algorithms.portfolio`): it estimates the work of the method's run on an
     instance (:class:`AutoRun`). ``None`` keeps the method out of the portfolio (it runs only
     when named). Declaring it is all a new method needs to join.
+
+    ``objectives`` names what the method can minimize (``--objective``): ``"stars"`` (cells
+    at the root, the default) and, for methods that take hierarchy nodes into account,
+    ``"loss"`` (Iyengar's loss, :mod:`starmin.transform.loss`). A method listing ``"loss"``
+    accepts the option ``objective="stars" | "loss"`` in ``solve``.
     """
 
     name: str
@@ -72,6 +77,7 @@ class Algorithm:
     solve: Solver
     supports: Callable[[PrivacyModel, RowTypes], str | None]
     auto: AutoPlan | None = None
+    objectives: tuple[str, ...] = ("stars",)
 
 
 def silent(_: str) -> None:
