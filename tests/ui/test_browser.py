@@ -185,6 +185,43 @@ def test_hierarchical_t_closeness_with_an_uploaded_hierarchy(
                           distance="hierarchical", sa_hierarchy=str(h)).passed
 
 
+def test_generalization_with_an_uploaded_hierarchy_and_built_in_ones(
+        browser: Browser, served: Served, tmp_path: Path) -> None:
+    from starmin.datasets import load
+
+    b = browser
+    fresh(b, served)
+    h = tmp_path / "age.csv"
+    h.write_text("".join(f"{a};{a // 10 * 10}-{a // 10 * 10 + 9};*\n"
+                         for a in (32, 33, 38, 39, 45, 54, 55, 62, 65, 69)))
+    b.choose("#sample", "sample:liang-yuan-table1")
+    b.click("#open-sample-button")
+    b.wait("!document.querySelector('#columns').hidden", "the sample's preview")
+    fields = "[...document.querySelectorAll('#hierarchy-list input.hierarchy')]"
+    assert b.js(f"{fields}.map(e => e.dataset.column).join()") == "Zipcode,Age,Education"
+    role(b, "Education", "ignore")  # the list follows the roles
+    assert b.js(f"{fields}.map(e => e.dataset.column).join()") == "Zipcode,Age"
+    b.set_files("#hierarchy-1-upload", h)
+    path = b.wait("document.querySelector('#hierarchy-1').value", "the hierarchy's upload")
+    assert Path(path).read_text() == h.read_text()
+    role(b, "Age", "ignore")
+    assert b.js(f"{fields}.map(e => e.dataset.column).join()") == "Zipcode"
+    role(b, "Age", "qi")  # the uploaded file is kept
+    assert b.js("document.querySelector('#hierarchy-1').value") == path
+    role(b, "Education", "qi")
+    b.click("#generalize")
+    b.type("#k", "2")
+    b.click("#run")
+    assert finished(b) == "done", text(b, "#progress-error")
+    assert f"--hierarchy Age={path} --generalize" in text(b, "#command")
+    b.click("#download-release")
+    release = downloaded(b, "liang-yuan-table1.anon.csv")
+    report = starmin.verify(release, qi="Zipcode,Age,Education", sensitive="Disease", k=2,
+                            original=load("liang-yuan-table1"), hierarchies={"Age": str(h)})
+    assert report.passed and report.cells is not None and report.cells.passed
+    assert report.cells.hierarchies == ("Age",)
+
+
 def test_a_page_opened_again_follows_the_run_and_cancels_it(browser: Browser,
                                                             served: Served) -> None:
     b = browser

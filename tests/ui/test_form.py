@@ -70,3 +70,25 @@ def test_unknown_column_or_role() -> None:
 ])
 def test_release_name(label: str, fmt: str, name: str) -> None:
     assert release_name(label, fmt) == name
+
+
+def test_hierarchy_files_and_generalize_follow_the_qi_roles() -> None:
+    a = argv(k="2", hierarchies={"zip": "z.csv", "age": " a.csv "}, generalize="1")
+    # table order (age before zip), the file as typed but trimmed, --generalize after them
+    assert a[5:8] == ("--hierarchy=age=a.csv", "--hierarchy=zip=z.csv", "--generalize")
+    assert "--generalize" not in argv(k="2", generalize="")
+    assert "--generalize" in argv(k="2", generalize=True)
+    assert not any(x.startswith("--hierarchy") for x in argv(k="2", hierarchies={"age": ""}))
+    cmd = command({"roles": ROLES, "k": "2", "hierarchies": {"age": "my h.csv"},
+                   "generalize": "on"}, "/data/t.csv", COLUMNS, "/w/o.csv")
+    assert "--hierarchy 'age=my h.csv' --generalize --method auto" in cmd.text
+
+
+def test_a_hierarchy_for_a_column_that_is_not_a_qi_is_refused() -> None:
+    with pytest.raises(InvalidInput, match=r"^a hierarchy is given for 'disease', which is "
+                                           r"not a quasi-identifier: set its role to QI"):
+        argv(k="2", hierarchies={"disease": "d.csv"})
+    with pytest.raises(InvalidInput, match="unknown column 'nope' for a hierarchy"):
+        argv(k="2", hierarchies={"nope": "d.csv"})
+    with pytest.raises(InvalidInput, match="must map column names to files"):
+        argv(k="2", hierarchies=["age=a.csv"])

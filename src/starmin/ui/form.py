@@ -12,6 +12,12 @@ and the input comes after ``--``. An empty field is left out; the choices ``l_ki
 ``distance`` are passed when they differ from the CLI's defaults, and the fields that only
 one choice uses (``c``, ``sa_hierarchy``, ``distance_matrix``) only with that choice, as the
 page shows them.
+
+Generalization (docs/hierarchies.md): ``hierarchies`` maps quasi-identifier columns to
+hierarchy files (ARX CSV), each passed as ``--hierarchy=COLUMN=FILE`` in the table's column
+order; ``generalize`` (a ticked box) passes ``--generalize``, which gives every other
+quasi-identifier its built-in hierarchy. A file for a column that is not a quasi-identifier
+is an error: the page offers a file only for the columns whose role is QI.
 """
 
 from __future__ import annotations
@@ -71,6 +77,34 @@ def roles_of(form: Mapping[str, object], columns: Sequence[str]) -> dict[str, li
     return out
 
 
+def _ticked(form: Mapping[str, object], key: str) -> bool:
+    value = form.get(key)
+    if value is None or isinstance(value, bool):
+        return bool(value)
+    return _text(form, key).lower() in ("1", "true", "on", "yes")
+
+
+def hierarchy_flags(form: Mapping[str, object], roles: Mapping[str, Sequence[str]],
+                    columns: Sequence[str]) -> list[str]:
+    """``--hierarchy=COLUMN=FILE`` per quasi-identifier with a file (table order), then
+    ``--generalize`` when ticked."""
+    given = form.get("hierarchies") or {}
+    if not isinstance(given, Mapping):
+        raise InvalidInput("the form field 'hierarchies' must map column names to files")
+    files = {str(c): _text(given, c) for c in given}
+    for c, path in files.items():
+        if c not in columns:
+            raise InvalidInput(f"unknown column {c!r} for a hierarchy: the columns are "
+                               f"{', '.join(columns)}")
+        if path and c not in roles["qi"]:
+            raise InvalidInput(f"a hierarchy is given for {c!r}, which is not a "
+                               "quasi-identifier: set its role to QI, or clear its file")
+    flags = [f"--hierarchy={c}={files[c]}" for c in roles["qi"] if files.get(c)]
+    if _ticked(form, "generalize"):
+        flags.append("--generalize")
+    return flags
+
+
 def release_name(label: str, fmt: str) -> str:
     """The release file's name: ``<input stem>.anon.<fmt>`` (``sample:census`` ->
     ``census.anon.csv``), with characters other than letters, digits, ``.``, ``_`` and ``-``
@@ -120,12 +154,13 @@ def command(form: Mapping[str, object], source: str, columns: Sequence[str],
                 args.append(f"--sa-hierarchy={_text(form, 'sa_hierarchy')}")
             if distance == "matrix" and _text(form, "distance_matrix"):
                 args.append(f"--distance-matrix={_text(form, 'distance_matrix')}")
+    args += hierarchy_flags(form, roles, columns)
     args.append(f"--method={_text(form, 'method') or 'auto'}")
     args.append(f"--seed={_text(form, 'seed') or '0'}")
     argv = ("anonymize", *args, "-o", output, "--", source)
     shown = ["starmin", "anonymize", source]
     for a in args:
-        flag, _, value = a.partition("=")
-        shown += [flag, value]
+        flag, sep, value = a.partition("=")
+        shown += [flag, value] if sep else [flag]
     shown += ["-o", output]
     return Command(argv, " ".join(shlex.quote(a) for a in shown))

@@ -9,6 +9,7 @@ const ROLE_LABEL = {qi: "QI", sensitive: "sensitive", identifier: "identifier", 
 let meta = null;
 let table = null;
 let run = null;
+let hierarchies = {};  // column -> hierarchy file typed or uploaded, kept across role changes
 
 async function api(path, {body, raw} = {}) {
   const init = {method: "GET", headers: {}};
@@ -141,7 +142,10 @@ function showTable(t) {
     for (const r of meta.roles) option(sel, r, ROLE_LABEL[r] || r);
     sel.value = t.roles[c.name] || "ignore";
     th.className = `role-${sel.value}`;
-    sel.addEventListener("change", () => { th.className = `role-${sel.value}`; });
+    sel.addEventListener("change", () => {
+      th.className = `role-${sel.value}`;
+      hierarchyRows();
+    });
     th.append(sel);
     roles.append(th);
     const missing = c.missing ? `, ${c.missing.toLocaleString("en")} missing` : "";
@@ -157,6 +161,9 @@ function showTable(t) {
     body.append(tr);
   }
   grid.append(head, body);
+  hierarchies = {};
+  $("#hierarchy-list").replaceChildren();
+  hierarchyRows();
   $("#columns").hidden = false;
   $("#model").hidden = false;
 }
@@ -168,6 +175,41 @@ function roles() {
 }
 
 // -- 3. model and method -------------------------------------------------------------------
+// One hierarchy file field per QI column, in table order; a file typed for a column is kept
+// when its role changes away from QI and back.
+function hierarchyRows() {
+  const list = $("#hierarchy-list");
+  for (const input of list.querySelectorAll("input.hierarchy")) {
+    hierarchies[input.dataset.column] = input.value;
+  }
+  list.replaceChildren();
+  const r = roles();
+  table.columns.forEach((c, i) => {
+    if (r[c.name] !== "qi") return;
+    const row = el("div", null, "file-field");
+    const label = el("label", `hierarchy of ${c.name} `);
+    const input = document.createElement("input");
+    input.type = "text";
+    input.id = `hierarchy-${i}`;
+    input.className = "hierarchy";
+    input.dataset.column = c.name;
+    input.spellcheck = false;
+    input.placeholder = "/path/to/hierarchy.csv (empty: see the box above)";
+    input.value = hierarchies[c.name] || "";
+    label.append(input);
+    const up = document.createElement("input");
+    up.type = "file";
+    up.id = `hierarchy-${i}-upload`;
+    up.accept = ".csv,.txt";
+    up.dataset.fills = input.id;
+    up.setAttribute("aria-label", `upload the hierarchy of ${c.name}`);
+    up.addEventListener("change", (ev) => uploadAux(ev.target));
+    row.append(label, up);
+    list.append(row);
+  });
+  $("#hierarchy-none").hidden = list.children.length > 0;
+}
+
 function dependents() {
   for (const e of document.querySelectorAll("[data-when]")) {
     const [field, value] = e.dataset.when.split("=");
@@ -185,6 +227,11 @@ function form() {
     const hidden = e.closest("[data-when]");
     if (!(hidden && hidden.hidden)) f[name] = e.value;
   }
+  f.hierarchies = {};
+  for (const input of document.querySelectorAll("#hierarchy-list input.hierarchy")) {
+    if (input.value.trim()) f.hierarchies[input.dataset.column] = input.value;
+  }
+  f.generalize = $("#generalize").checked ? "1" : "";
   return f;
 }
 
