@@ -186,17 +186,17 @@ function hierarchyRows() {
   const r = roles();
   table.columns.forEach((c, i) => {
     if (r[c.name] !== "qi") return;
-    const row = el("div", null, "file-field");
-    const label = el("label", `hierarchy of ${c.name} `);
+    const row = el("div", null, "hierarchy-row");
+    const label = el("label", c.name);
+    label.htmlFor = `hierarchy-${i}`;
     const input = document.createElement("input");
     input.type = "text";
     input.id = `hierarchy-${i}`;
     input.className = "hierarchy";
     input.dataset.column = c.name;
     input.spellcheck = false;
-    input.placeholder = "/path/to/hierarchy.csv (empty: see the box above)";
+    input.placeholder = "/path/to/hierarchy.csv (optional)";
     input.value = hierarchies[c.name] || "";
-    label.append(input);
     const up = document.createElement("input");
     up.type = "file";
     up.id = `hierarchy-${i}-upload`;
@@ -204,7 +204,7 @@ function hierarchyRows() {
     up.dataset.fills = input.id;
     up.setAttribute("aria-label", `upload the hierarchy of ${c.name}`);
     up.addEventListener("change", (ev) => uploadAux(ev.target));
-    row.append(label, up);
+    row.append(label, input, up);
     list.append(row);
   });
   $("#hierarchy-none").hidden = list.children.length > 0;
