@@ -82,10 +82,13 @@ def solve(rt: RowTypes, model: PrivacyModel, method: str = "auto", *, seed: int 
 
 
 def _solve(rt: RowTypes, model: PrivacyModel, method: str = "auto", *, seed: int = 0,
-           progress: Progress | None = None, **options: Any
+           progress: Progress | None = None, time_limit: float | None = None, **options: Any
            ) -> tuple[ReleasePlan, list[Any] | None]:
     """:func:`solve`, and the portfolio's trials for ``auto`` (``None`` otherwise)."""
     check_feasible(model, rt)
+    if time_limit is not None:
+        return _solve_timed(rt, model, method, time_limit, seed=seed, progress=progress,
+                            **options)
     if method == "auto":
         from starmin.algorithms import portfolio
 
@@ -105,6 +108,47 @@ def _solve(rt: RowTypes, model: PrivacyModel, method: str = "auto", *, seed: int
     plan = algo.solve(rt, model, seed=seed, progress=progress or silent, **options)
     plan.validate(rt)
     return _lowest_nodes(plan, rt), None
+
+
+def _solve_timed(rt: RowTypes, model: PrivacyModel, method: str, time_limit: float, *,
+                 seed: int, progress: Progress | None, **options: Any
+                 ) -> tuple[ReleasePlan, list[Any] | None]:
+    """A run under the user's wall-clock limit: only methods that honor one take it
+    (:attr:`Algorithm.time_limit`). With ``exact``, the exact method chosen for the instance
+    gets the limit if it honors one; one that does not (brute force, the FPT flows on their
+    small instances) runs to completion and the plan's certificate says the limit was not
+    used."""
+    from starmin.algorithms.base import check_time_limit
+
+    seconds = check_time_limit(time_limit)
+    timed = _check_timed_method(method)
+    algo = registry.choose(model, rt, method)
+    if not algo.time_limit and method != "exact":
+        raise InvalidInput(f"method {algo.name!r} takes no time limit (it runs under work "
+                           f"limits only): use --method exact or {', '.join(timed)}, or drop "
+                           "--time-limit")
+    reason = algo.supports(model, rt)
+    if reason is not None:
+        raise InvalidInput(f"method {algo.name!r} cannot solve this instance: {reason}")
+    if algo.time_limit:
+        options["time_limit"] = seconds
+    plan = algo.solve(rt, model, seed=seed, progress=progress or silent, **options)
+    if not algo.time_limit:
+        plan = replace(plan, certificate={
+            **plan.certificate, "time_limit_s": seconds,
+            "time_limit_used": False})
+    plan.validate(rt)
+    return _lowest_nodes(plan, rt), None
+
+
+def _check_timed_method(method: str) -> list[str]:
+    """``--time-limit`` is refused with ``auto``; the names of the methods that honor it."""
+    timed = [a.name for a in registry.algorithms().values() if a.time_limit]
+    if method == "auto":
+        raise InvalidInput(f"--time-limit needs --method exact or a method that honors it "
+                           f"({', '.join(timed)}); --method auto runs under a work budget, "
+                           "never the clock")
+    return timed
 
 
 def _lowest_nodes(plan: ReleasePlan, rt: RowTypes) -> ReleasePlan:
@@ -203,6 +247,7 @@ def anonymize(
     hierarchies: Mapping[str, str | os.PathLike[str] | Hierarchy] | None = None,
     generalize: bool = False,
     objective: str = "stars",
+    time_limit: float | None = None,
     **params: Any,
 ) -> Release:
     """Release ``data`` under ``model`` (or models built from ``k=``, ``l=``, ``t=``, ...).
@@ -221,6 +266,11 @@ def anonymize(
     every released cell against the input and the hierarchies. Without either, the release
     is suppression only (a value or ``*``). ``objective``: only ``"stars"`` is available.
 
+    ``time_limit`` (seconds; none by default) is a wall-clock limit for the methods that
+    honor one (``milp``, and ``method="exact"`` when it picks ``milp``): stopped early, they
+    release their best plan with its proven bound, and the guarantee says the release then
+    depends on machine speed and load. Nothing else in starmin looks at the clock.
+
     Raises :class:`~starmin.errors.VerificationFailed` if the release does not pass the
     independent verifier (which never happens unless an algorithm is wrong).
     """
@@ -232,6 +282,14 @@ def anonymize(
     P.check_call("anonymize", params, method, seed, progress)  # all before data is read
     _check_attributes(attributes, method)
     check_objective(objective)
+    if time_limit is not None:
+        from starmin.algorithms.base import check_time_limit
+
+        check_time_limit(time_limit)
+        if attributes:
+            raise InvalidInput("--time-limit does not apply to --attributes (an exact search "
+                               "under work limits): drop one of them")
+        _check_timed_method(method)
     if not isinstance(generalize, bool):
         raise InvalidInput(f"{param('generalize', generalize)} must be True or False")
     schema = Schema.of(qi, sensitive, identifiers)
@@ -260,7 +318,8 @@ def anonymize(
         plan, trials = attribute_suppression.solve(rt, the_model, progress=say), None
         plan.validate(rt)
     else:
-        plan, trials = _solve(rt, the_model, method, seed=seed, progress=say)
+        plan, trials = _solve(rt, the_model, method, seed=seed, progress=say,
+                              time_limit=time_limit)
     timings["solve"] = time.perf_counter() - t0
     say(f"{plan.method}: {plan.stars} stars ({timings['solve']:.2f} s)")
     gen = plan.certificate.get("generalization")

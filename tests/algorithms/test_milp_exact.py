@@ -105,13 +105,13 @@ def test_stopped_run_says_bound_and_verifies(monkeypatch: pytest.MonkeyPatch) ->
     model = LDiversity(3)
     opt = brute_force.solve(rt, model).stars
     monkeypatch.setattr(milp_exact, "_incumbent", lambda *a: None)
-    monkeypatch.setattr(milp_exact, "solve_milp", lambda prog, node_limit: MILPSolution(
+    monkeypatch.setattr(milp_exact, "solve_milp", lambda prog, node_limit, **_: MILPSolution(
         None, None, 0.5, False, "node limit reached"))
     with pytest.raises(Exception, match="found no release"):
         milp_exact.solve(rt, model)
     monkeypatch.undo()
 
-    def stopped(prog: object, node_limit: int) -> MILPSolution:
+    def stopped(prog: object, node_limit: int, **_: object) -> MILPSolution:
         sol = solve_milp(prog, node_limit=node_limit)  # type: ignore[arg-type]
         return MILPSolution(sol.value, sol.x, 1.2, False, "node limit reached")
 

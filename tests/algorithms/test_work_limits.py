@@ -2,7 +2,7 @@
 
 pattern-packing's bucket LP has ``lp_max_iterations`` (tests/algorithms/test_progress.py and
 tests/property/test_determinism_under_load.py); here the MILP's ``node_limit`` reaches HiGHS,
-and no algorithm hands HiGHS a time limit."""
+and no algorithm hands HiGHS a time limit unless the user asked for one."""
 
 from __future__ import annotations
 
@@ -41,6 +41,12 @@ def test_node_limit_reaches_highs_and_no_time_limit(monkeypatch: pytest.MonkeyPa
     assert seen and all("node_limit" not in o and "time_limit" not in o for o in seen)
 
 
+# the user's --time-limit (tests/algorithms/test_time_limit.py) is the one way a clock gets
+# in: the option of milp, handed to HiGHS by the MILP's solve; no other module names it
+ASKED = {"lp/milp_exact.py", "lp/master.py"}
+
+
 def test_no_algorithm_hands_highs_a_time_limit() -> None:
     for path in sorted(ALGORITHMS.rglob("*.py")):
-        assert not re.search(r"[\"']time_limit[\"']", path.read_text()), path
+        if path.relative_to(ALGORITHMS).as_posix() not in ASKED:
+            assert not re.search(r"[\"']time_limit[\"']", path.read_text()), path

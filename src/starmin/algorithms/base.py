@@ -69,6 +69,11 @@ class Algorithm:
     at the root, the default) and, for methods that take hierarchy nodes into account,
     ``"loss"`` (Iyengar's loss, :mod:`starmin.transform.loss`). A method listing ``"loss"``
     accepts the option ``objective="stars" | "loss"`` in ``solve``.
+
+    ``time_limit`` marks a method that honors a wall-clock limit the user asks for
+    (``--time-limit SECONDS``, the option ``time_limit`` in ``solve``): it stops early with
+    its best release and a proven bound, and says in the plan's guarantee that the release
+    then depends on the clock. No method uses a clock unless asked.
     """
 
     name: str
@@ -78,6 +83,7 @@ class Algorithm:
     supports: Callable[[PrivacyModel, RowTypes], str | None]
     auto: AutoPlan | None = None
     objectives: tuple[str, ...] = ("stars",)
+    time_limit: bool = False
 
 
 def silent(_: str) -> None:
@@ -100,3 +106,19 @@ def admit(name: str, supports: Callable[[PrivacyModel, RowTypes], str | None],
     if reason is not None:
         raise InvalidInput(f"{name} cannot solve this instance: {reason}")
     check_feasible(model, rt)
+
+
+def check_time_limit(seconds: object) -> float:
+    """A user's time limit as seconds: a positive finite number, else one clear error."""
+    import math
+
+    from starmin.errors import InvalidInput
+
+    try:
+        value = float(seconds)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        value = math.nan
+    if isinstance(seconds, bool) or not math.isfinite(value) or value <= 0:
+        raise InvalidInput(f"--time-limit {seconds!r} is not a time limit: give a positive "
+                           "number of seconds, e.g. --time-limit 60")
+    return value

@@ -98,6 +98,11 @@ def build_parser() -> argparse.ArgumentParser:
                    "star is then released as the most specific node its class shares). 'loss' "
                    "is refused: no algorithm minimizes hierarchy loss yet")
     a.add_argument("--seed", type=int, default=0, help="seed for every random choice")
+    a.add_argument("--time-limit", type=float, metavar="SECONDS", help="wall-clock limit "
+                   "for methods that honor one (milp; --method exact when it picks milp): "
+                   "stopped early, the best release and its proven bound are reported, and "
+                   "the report says the release depends on machine speed. Default: none "
+                   "(results never depend on the clock)")
     a.add_argument("--attributes", action="store_true", help="suppress whole QI columns "
                    "instead of cells: the fewest columns whose suppression satisfies the "
                    "model, exact (Meyerson & Williams Sec. 3.1); the report names them. "
@@ -210,7 +215,8 @@ def cmd_anonymize(ns: argparse.Namespace) -> int:
     release = anonymize(src, ns.qi, ns.sensitive, identifiers=ns.identifiers,
                         method=ns.method, seed=ns.seed, progress=say,
                         attributes=ns.attributes, hierarchies=hierarchy_files(ns),
-                        generalize=ns.generalize, objective=ns.objective, **model_params(ns))
+                        generalize=ns.generalize, objective=ns.objective,
+                        time_limit=ns.time_limit, **model_params(ns))
     report = release.report.with_source(src)
     say("drawing the report page's plots")
     page = render(report)

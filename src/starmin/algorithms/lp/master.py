@@ -224,8 +224,9 @@ class MILPSolution:
 
 
 def solve_milp(prog: Program, *, node_limit: int | None = None, gap: float = 0.0,
-               fixed: FloatArray | None = None) -> MILPSolution:
-    """The MILP by HiGHS branch and bound (``node_limit`` a work limit; no clock).
+               fixed: FloatArray | None = None, seconds: float | None = None) -> MILPSolution:
+    """The MILP by HiGHS branch and bound (``node_limit`` a work limit; no clock unless the
+    user asked for one: ``seconds``, from ``--time-limit``, is HiGHS's wall-clock limit).
     ``fixed``: ``(X,)`` values for the ``x(b, p)`` (NaN: free)."""
     from scipy.optimize import Bounds, LinearConstraint, milp
 
@@ -235,6 +236,8 @@ def solve_milp(prog: Program, *, node_limit: int | None = None, gap: float = 0.0
     options: dict[str, object] = {"mip_rel_gap": gap, "presolve": True}
     if node_limit is not None:
         options["node_limit"] = int(node_limit)
+    if seconds is not None:  # the user's --time-limit: the result may depend on the clock
+        options["time_limit"] = float(seconds)
     lower, upper = np.zeros(len(prog.c)), prog.upper.copy()
     if fixed is not None:
         pin = ~np.isnan(fixed)

@@ -4,6 +4,10 @@ Guarantee: **exact** -- the fewest stars of any release satisfying the model, pr
 branch and bound (gap 0). If the work limit (``node_limit`` branch-and-bound nodes) stops
 HiGHS first, the plan says so: its guarantee becomes ``bound`` and it carries the solver's
 proven lower bound, so the report prints the best release found, the bound and the gap.
+The same holds for a wall-clock limit, but only when the user asks for one (``time_limit``
+seconds, ``--time-limit``): it limits HiGHS's branch and bound (the column generation and the
+rounding before it run to completion), and a plan it stopped says so in its guarantee, since
+that plan may differ with machine speed and load.
 
 The program (:mod:`.master`) has one block per *useful* output vector (:mod:`.vectors`: an
 optimal release needs no other) with every pair of its group, and states each model
@@ -28,8 +32,9 @@ would be merged away and the result no longer claimed optimal.
 Not exact here (refused with the reason): entropy and recursive (c, l)-diversity (not
 linear), t-closeness under a matrix distance, more than one sensitive column.
 
-Limits (work, never time): ``m <= 16`` QI columns and at most ``MAX_X`` ``x`` variables after
-dropping useless vectors; ``node_limit`` nodes (default 20,000).
+Limits (work, never time unless asked): ``m <= 16`` QI columns and at most ``MAX_X`` ``x``
+variables after dropping useless vectors; ``node_limit`` nodes (default 20,000); the user's
+``time_limit`` (none by default).
 
 References: Liang & Yuan, Sec. 4, Theorem 9 (and Sec. 2 for suppressors); Bredereck et al.,
 Sec. 4.3 (the ILP on row types); Li et al., t-closeness, Sec. 4 (EMD for tree metrics).
@@ -42,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from starmin.algorithms.base import Algorithm, Progress, admit, silent
+from starmin.algorithms.base import Algorithm, Progress, admit, check_time_limit, silent
 from starmin.algorithms.lp.colgen import ColumnGeneration
 from starmin.algorithms.lp.master import build, solve_milp
 from starmin.algorithms.lp.pairs import Pairs
@@ -70,7 +75,7 @@ GUARANTEE = Guarantee(
     "the proven lower bound)",
     "Liang & Yuan Sec. 4 Thm 9; Bredereck et al. Sec. 4.3",
 )
-_OPTIONS = {"node_limit"}
+_OPTIONS = {"node_limit", "time_limit"}
 
 
 def _unsupported_part(model: PrivacyModel, rt: RowTypes) -> str | None:
@@ -144,8 +149,12 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     admit(NAME, supports, model, rt, options, _OPTIONS)
     say = progress or silent
     node_limit = int(options.get("node_limit", 20_000))
+    seconds = options.get("time_limit")
     pairs = Pairs.of(rt)
     cert: dict[str, Any] = {"milp_node_limit": node_limit, "seed": seed}
+    if seconds is not None:
+        seconds = check_time_limit(seconds)
+        cert["time_limit_s"] = seconds
     start = _incumbent(rt, model, say)
     best: list[Group] | None = None
     upper: int | None = None
@@ -165,9 +174,11 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
         return _proven(rt, best, upper, {**cert, "proven_by": "reduced-cost fixing"}, say)
     prog = build(pairs, exact_constraints(model, rt), blocks)
     cert["milp_variables"] = len(prog.c)
+    clock = "" if seconds is None else f", time limit {seconds:g} s"
     say(f"{NAME}: {blocks.B:,} output vectors left, {len(prog.c):,} variables; HiGHS "
-        f"branch and bound (node limit {node_limit:,})")
-    sol = solve_milp(prog, node_limit=node_limit)
+        f"branch and bound (node limit {node_limit:,}{clock})")
+    sol = solve_milp(prog, node_limit=node_limit, seconds=seconds)
+    timed_out = seconds is not None and "time limit" in sol.message.lower()
     cert["milp_message"] = sol.message
     found = groups_of(pairs, blocks, np.round(sol.x)) if sol.x is not None else None
     passing = found is None or _all_hold(rt, model, found)
@@ -176,14 +187,24 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     if passing and (sol.optimal or sol.infeasible) and best is not None and upper is not None:
         return _proven(rt, best, upper, {**cert, "proven_by": "milp"}, say)
     if best is None:
+        if timed_out:
+            raise InvalidInput(f"{NAME}: HiGHS found no release within the time limit of "
+                               f"{seconds:g} s: raise --time-limit or use --method auto")
         raise InvalidInput(f"{NAME}: HiGHS found no release within {node_limit:,} nodes "
                            f"({sol.message}); raise node_limit or use --method auto")
     dual = sol.dual_bound if passing else None
     lower = lp_bound
     if dual is not None and math.isfinite(dual) and upper is not None:
         lower = max(lower, min(upper, math.ceil(dual - 1e-6)))
-    why = ("a class failed the exact check after solving (solver tolerance)" if not passing
-           else f"the node limit ({node_limit:,}) stopped HiGHS before it proved optimality")
+    if not passing:
+        why = "a class failed the exact check after solving (solver tolerance)"
+    elif timed_out:
+        why = (f"the time limit ({seconds:g} s, asked with --time-limit) stopped HiGHS before "
+               "it proved optimality, so this release may differ with machine speed and load")
+        cert["stopped_by"] = "time limit"
+    else:
+        why = f"the node limit ({node_limit:,}) stopped HiGHS before it proved optimality"
+        cert["stopped_by"] = "node limit"
     stopped = Guarantee("bound", f"not proven optimal: {why}; the plan's lower bound is "
                         "proven (LP and HiGHS)", GUARANTEE.reference)
     plan = ReleasePlan.from_groups(rt, merge_failing(rt, model, best), NAME, stopped,
@@ -273,4 +294,5 @@ ALGORITHM = Algorithm(
     guarantee=GUARANTEE,
     solve=solve,
     supports=supports,
+    time_limit=True,
 )
