@@ -127,10 +127,18 @@ def test_stopped_run_says_bound_and_verifies(monkeypatch: pytest.MonkeyPatch) ->
     assert verdict.passed and verdict.stars == plan.stars
 
 
-def test_refuses_nonlinear_models_with_a_reason() -> None:
+def test_refuses_models_it_cannot_state_with_a_reason() -> None:
+    """Every model of starmin.models is in the MILP (entropy and recursive by cuts:
+    test_milp_cuts.py); a model of the user's own is refused, naming it."""
+
+    class Custom:
+        name = "my own model"
+        uses_sensitive = True
+
     _, rt = table(0, 10, 3, 2, 3)
-    reason = milp_exact.supports(RecursiveCLDiversity(2, 2), rt)
-    assert reason and "not linear" in reason
+    assert milp_exact.supports(RecursiveCLDiversity(2, 2), rt) is None
+    reason = milp_exact.supports(Custom(), rt)  # type: ignore[arg-type]
+    assert reason and reason.startswith("my own model is not linear")
 
 
 def test_tree_cuts_give_the_exact_emd() -> None:

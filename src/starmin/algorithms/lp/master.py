@@ -60,6 +60,8 @@ class Program:
     integer: NDArray[np.int8]
     X: int
     P: int
+    y: IntArray | None = None
+    """The class indicators ``y(b)`` by block, when the program has them."""
 
 
 def build(pairs: Pairs, rel: Relaxation, blocks: Blocks) -> Program:
@@ -98,8 +100,9 @@ def build(pairs: Pairs, rel: Relaxation, blocks: Blocks) -> Program:
         b_ub.append(np.zeros(count))
         return idx
 
+    y_of: IntArray | None = None
     if rel.k > 1 or rel.distinct > 0:
-        y = new_vars(B, 1.0, True)
+        y = y_of = new_vars(B, 1.0, True)
         r1 = ub_rows(X)  # x - c y <= 0
         ub += [(r1, xi, np.ones(X)), (r1, y[bo], -cnt)]
         r2 = ub_rows(B)  # k y - sum x <= 0
@@ -140,7 +143,17 @@ def build(pairs: Pairs, rel: Relaxation, blocks: Blocks) -> Program:
         A_ub = coo_matrix((0, nvar)).tocsr()
     return Program(np.concatenate(cost), A_eq, np.concatenate(b_eq), A_ub,
                    np.concatenate(b_ub) if b_ub else np.zeros(0), np.concatenate(upper),
-                   np.concatenate(integer), X, P)
+                   np.concatenate(integer), X, P, y_of)
+
+
+def with_rows(prog: Program, rows: object, rhs: FloatArray) -> Program:
+    """``prog`` with the rows ``rows @ v <= rhs`` added (a sparse ``(R, variables)`` matrix)."""
+    from dataclasses import replace
+
+    from scipy.sparse import vstack
+
+    A_ub = vstack([prog.A_ub, rows]).tocsr()
+    return replace(prog, A_ub=A_ub, b_ub=np.concatenate([prog.b_ub, rhs]))
 
 
 def _closeness_rows(rel: Relaxation, bo: IntArray, xi: IntArray, u: IntArray, n: IntArray,

@@ -22,6 +22,12 @@ exactly, not as a relaxation:
 * t-closeness under the equal, ordered and hierarchical distances: the EMD as a weighted sum
   of absolute cut differences (each a tree metric; Li et al. Sec. 4), ``<= t n(b)`` (Thm 9's
   transport constraints in their tree form);
+* entropy and recursive (c, l)-diversity, which are not linear, by their linear
+  consequences (``l`` distinct values; a cap on each value's share) and cuts
+  (:mod:`.cuts`): a class of the MILP's optimum that fails the model gives a cut that every
+  satisfying class meets, and the MILP is solved again (at most ``CUT_ROUNDS`` rounds). An
+  optimum whose classes all pass is optimal; if a failing class gives no cut, the release is
+  repaired and marked ``bound`` with that relaxation's optimum as its bound;
 * conjunctions of these on one sensitive column.
 
 With ``x`` integer each block's rows are a class satisfying the model, so the MILP optimum is
@@ -29,8 +35,8 @@ the optimum (Thm 9). A release is checked class by class with the models' own ex
 arithmetic; a class the solver's tolerances let through (an EMD equal to ``t`` up to 1e-9)
 would be merged away and the result no longer claimed optimal.
 
-Not exact here (refused with the reason): entropy and recursive (c, l)-diversity (not
-linear), t-closeness under a matrix distance, more than one sensitive column.
+Not exact here (refused with the reason): t-closeness under a matrix distance, more than one
+sensitive column.
 
 Limits (work, never time unless asked): ``m <= 16`` QI columns and at most ``MAX_X`` ``x``
 variables after dropping useless vectors; ``node_limit`` nodes (default 20,000); the user's
@@ -43,13 +49,22 @@ Sec. 4.3 (the ILP on row types); Li et al., t-closeness, Sec. 4 (EMD for tree me
 from __future__ import annotations
 
 import math
+import time
 from typing import Any
 
 import numpy as np
 
 from starmin.algorithms.base import Algorithm, Progress, admit, check_time_limit, silent
 from starmin.algorithms.lp.colgen import ColumnGeneration
-from starmin.algorithms.lp.master import build, solve_milp
+from starmin.algorithms.lp.cuts import Cut, cut_for, entropy_cap, nonlinear, value_counts
+from starmin.algorithms.lp.master import (
+    Blocks,
+    MILPSolution,
+    Program,
+    build,
+    solve_milp,
+    with_rows,
+)
 from starmin.algorithms.lp.pairs import Pairs
 from starmin.algorithms.lp.pricing import Pricer
 from starmin.algorithms.lp.relaxation import Relaxation, relaxations
@@ -76,18 +91,26 @@ GUARANTEE = Guarantee(
     "Liang & Yuan Sec. 4 Thm 9; Bredereck et al. Sec. 4.3",
 )
 _OPTIONS = {"node_limit", "time_limit"}
+CUT_ROUNDS = 50
+"""Most rounds of cuts for entropy and recursive (c, l)-diversity (a work limit)."""
 
 
 def _unsupported_part(model: PrivacyModel, rt: RowTypes) -> str | None:
     from starmin.models.k_anonymity import KAnonymity
-    from starmin.models.l_diversity import DistinctLDiversity, LDiversity
+    from starmin.models.l_diversity import (
+        DistinctLDiversity,
+        EntropyLDiversity,
+        LDiversity,
+        RecursiveCLDiversity,
+    )
     from starmin.models.p_sensitive import PSensitiveKAnonymity
     from starmin.models.t_closeness import TCloseness
 
     ts = 0
     for part in parts(model):
         if not isinstance(part, KAnonymity | LDiversity | DistinctLDiversity
-                          | PSensitiveKAnonymity | TCloseness):
+                          | PSensitiveKAnonymity | TCloseness | EntropyLDiversity
+                          | RecursiveCLDiversity):
             return f"{part.name} is not linear (only heuristics and brute force take it)"
         if isinstance(part, TCloseness):
             ts += 1
@@ -116,24 +139,39 @@ def supports(model: PrivacyModel, rt: RowTypes) -> str | None:
 
 
 def exact_constraints(model: PrivacyModel, rt: RowTypes) -> Relaxation:
-    """Every constraint of the model, stated exactly (see the module docstring)."""
-    from starmin.models.l_diversity import DistinctLDiversity, LDiversity
+    """Every constraint of the model, stated exactly (see the module docstring); entropy and
+    recursive (c, l)-diversity by their linear consequences (:mod:`.cuts`), which the cuts
+    complete."""
+    from starmin.models.l_diversity import (
+        DistinctLDiversity,
+        EntropyLDiversity,
+        LDiversity,
+        RecursiveCLDiversity,
+    )
     from starmin.models.p_sensitive import PSensitiveKAnonymity
     from starmin.models.t_closeness import TCloseness
 
+    r = len(rt.sensitive_domains[0]) if rt.sensitive else 1
     cap: float | None = None
     distinct = 0
     t_rel: Relaxation | None = None
     for part in parts(model):
+        share: float | None = None
         if isinstance(part, LDiversity):
-            c = 1.0 / float(part.l)
-            cap = c if cap is None else min(cap, c)
+            share = 1.0 / float(part.l)
+        elif isinstance(part, EntropyLDiversity):
+            distinct, share = max(distinct, int(part.l)), entropy_cap(int(part.l), r)
+        elif isinstance(part, RecursiveCLDiversity):
+            c = float(part.c_exact)
+            distinct, share = max(distinct, int(part.l)), c / (1.0 + c)
         elif isinstance(part, DistinctLDiversity):
             distinct = max(distinct, math.ceil(float(part.l)))
         elif isinstance(part, PSensitiveKAnonymity):
             distinct = max(distinct, int(part.p))
         elif isinstance(part, TCloseness):
             t_rel = next(r for r in relaxations(part, rt) if r.t is not None)
+        if share is not None and share < 1.0:
+            cap = share if cap is None else min(cap, share)
     k = implied_k(model)
     if not rt.sensitive:
         return Relaxation("k", k=k)
@@ -177,7 +215,10 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     clock = "" if seconds is None else f", time limit {seconds:g} s"
     say(f"{NAME}: {blocks.B:,} output vectors left, {len(prog.c):,} variables; HiGHS "
         f"branch and bound (node limit {node_limit:,}{clock})")
-    sol = solve_milp(prog, node_limit=node_limit, seconds=seconds)
+    sol, rounds, separated = _solve_with_cuts(rt, model, pairs, blocks, prog, node_limit,
+                                              seconds, say)
+    if nonlinear(model):
+        cert["cut_rounds"] = rounds
     timed_out = seconds is not None and "time limit" in sol.message.lower()
     cert["milp_message"] = sol.message
     found = groups_of(pairs, blocks, np.round(sol.x)) if sol.x is not None else None
@@ -186,6 +227,9 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
         best, upper = found, _stars(rt, found)
     if passing and (sol.optimal or sol.infeasible) and best is not None and upper is not None:
         return _proven(rt, best, upper, {**cert, "proven_by": "milp"}, say)
+    if best is None and found is not None:  # no incumbent: the MILP's classes, repaired
+        best = merge_failing(rt, model, found)
+        upper = _stars(rt, best)
     if best is None:
         if timed_out:
             raise InvalidInput(f"{NAME}: HiGHS found no release within the time limit of "
@@ -193,15 +237,23 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
         raise InvalidInput(f"{NAME}: HiGHS found no release within {node_limit:,} nodes "
                            f"({sol.message}); raise node_limit or use --method auto")
     dual = sol.dual_bound if passing else None
+    if not separated and sol.optimal and sol.value is not None:
+        dual = sol.value  # the optimum of a relaxation (the cuts are valid): a bound
     lower = lp_bound
     if dual is not None and math.isfinite(dual) and upper is not None:
         lower = max(lower, min(upper, math.ceil(dual - 1e-6)))
-    if not passing:
-        why = "a class failed the exact check after solving (solver tolerance)"
+    if not separated:
+        why = (f"after {rounds} rounds of cuts for "
+               f"{', '.join(p.name for p in nonlinear(model))} a class of the MILP's optimum "
+               "still fails it and no cut separates it (or the round limit "
+               f"{CUT_ROUNDS} was reached); the bound is that MILP's optimum")
+        cert["stopped_by"] = "cuts"
     elif timed_out:
         why = (f"the time limit ({seconds:g} s, asked with --time-limit) stopped HiGHS before "
                "it proved optimality, so this release may differ with machine speed and load")
         cert["stopped_by"] = "time limit"
+    elif not passing and sol.optimal:
+        why = "a class failed the exact check after solving (solver tolerance)"
     else:
         why = f"the node limit ({node_limit:,}) stopped HiGHS before it proved optimality"
         cert["stopped_by"] = "node limit"
@@ -212,6 +264,80 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
                                    certificate={**cert, "proven_optimal": False})
     say(f"{NAME}: {plan.stars} stars, proven lower bound {lower} ({why})")
     return plan
+
+
+def _solve_with_cuts(rt: RowTypes, model: PrivacyModel, pairs: Pairs, blocks: Blocks,
+                     prog: Program, node_limit: int, seconds: float | None,
+                     say: Progress) -> tuple[MILPSolution, int, bool]:
+    """The MILP, solved again with cuts (:mod:`.cuts`) while a class of its optimum fails a
+    nonlinear part of the model: ``(solution, rounds, separated)``. ``separated`` is false
+    when a failing class gives no cut or :data:`CUT_ROUNDS` rounds were made; the last
+    solution is then optimal for a relaxation only. With the user's time limit, every round
+    gets what is left of it."""
+    extra = nonlinear(model)
+    deadline = None if seconds is None else time.monotonic() + seconds
+    rel = exact_constraints(model, rt)
+    value_of_x = rel.value_of_key[pairs.key_of[blocks.pair_of]] if extra else None
+    seen: set[bytes] = set()
+    rounds = 0
+    while True:
+        left = (seconds if rounds == 0 or deadline is None
+                else max(deadline - time.monotonic(), 1e-3))
+        sol = solve_milp(prog, node_limit=node_limit, seconds=left)
+        if not extra or sol.x is None or not sol.optimal:
+            return sol, rounds, True
+        new: list[Cut] = []
+        for _t, keys, counts in groups_of(pairs, blocks, np.round(sol.x)):
+            kc = np.bincount(keys, weights=counts, minlength=rt.s).astype(np.int64)
+            x = value_counts(keys, counts, rel.value_of_key, rel.r)
+            for part in extra:
+                if holds(part, rt, kc[None, :])[0]:
+                    continue
+                cut = cut_for(part, x)
+                if cut is None:
+                    return sol, rounds, False
+                tag = np.round(cut.coef, 12).tobytes() + bytes([int(cut.y_coef)])
+                if tag not in seen:
+                    seen.add(tag)
+                    new.append(cut)
+        if not new:
+            return sol, rounds, not any(
+                not holds(p, rt, _key_counts(rt, g)[None, :])[0]
+                for g in groups_of(pairs, blocks, np.round(sol.x)) for p in extra)
+        if rounds >= CUT_ROUNDS:
+            return sol, rounds, False
+        rounds += 1
+        say(f"{NAME}: {len(new)} cut(s) for {', '.join(p.name for p in extra)} "
+            f"(round {rounds})")
+        assert value_of_x is not None
+        prog = with_rows(prog, *_cut_rows(new, blocks, value_of_x, prog))
+
+
+def _key_counts(rt: RowTypes, group: Group) -> np.ndarray:
+    return np.bincount(group[1], weights=group[2], minlength=rt.s).astype(np.int64)
+
+
+def _cut_rows(cuts: list[Cut], blocks: Blocks, value_of_x: np.ndarray,
+              prog: Program) -> tuple[object, np.ndarray]:
+    """Each cut as one row per output vector (see :class:`.cuts.Cut`)."""
+    from scipy.sparse import coo_matrix
+
+    B, X = blocks.B, len(blocks.block_of)
+    rows, cols, data = [], [], []
+    for i, cut in enumerate(cuts):
+        rows.append(i * B + blocks.block_of)
+        cols.append(np.arange(X, dtype=np.int64))
+        data.append(cut.coef[value_of_x])
+        if cut.y_coef:
+            if prog.y is None:
+                raise AssertionError("a cut needs the class indicators y(b)")
+            rows.append(i * B + np.arange(B, dtype=np.int64))
+            cols.append(prog.y)
+            data.append(np.full(B, cut.y_coef))
+    m = coo_matrix((np.concatenate(data), (np.concatenate(rows), np.concatenate(cols))),
+                   shape=(len(cuts) * B, len(prog.c))).tocsr()
+    rhs = np.repeat(np.array([c.rhs for c in cuts], dtype=np.float64), B)
+    return m, rhs
 
 
 def _incumbent(rt: RowTypes, model: PrivacyModel,
@@ -290,7 +416,8 @@ ALGORITHM = Algorithm(
     name=NAME,
     summary="exact: minimum stars by the row-type MILP of Liang & Yuan Thm 9 over every "
             "useful output vector, solved to proven optimality by HiGHS (k, frequency and "
-            "distinct l, p-sensitivity, t under equal/ordered/hierarchical distance)",
+            "distinct l, p-sensitivity, t under equal/ordered/hierarchical distance; entropy "
+            "and recursive (c, l) by cuts)",
     guarantee=GUARANTEE,
     solve=solve,
     supports=supports,
