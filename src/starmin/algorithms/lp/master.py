@@ -11,7 +11,11 @@ Variables, per output vector (a *block* ``b``, released with ``stars(b)`` stars 
 * ``distinct`` (MILP only): binaries ``z(b, u) <= sum_{p of value u} x(b, p)`` and
   ``sum_u z(b, u) >= distinct y(b)``;
 * ``t``: ``w(b, C) >= |x(b, C) - p(C) n(b)|`` for every cut ``C`` (one-sided, values of the
-  block only, for the equal distance) and ``sum_C weight(C) w(b, C) <= t n(b)``.
+  block only, for the equal distance) and ``sum_C weight(C) w(b, C) <= t n(b)``;
+* ``t`` under a matrix distance (no cuts; exact MILP only): Liang & Yuan Thm 9's transport
+  constraints, flows ``f(b, u, v) >= 0`` from each value ``u`` of the block to every value
+  ``v``: ``sum_v f(b, u, v) = x(b, u)``, ``sum_u f(b, u, v) = p(v) n(b)`` and
+  ``sum d(u, v) f(b, u, v) <= t n(b)`` (a flow exists iff the class's EMD is at most ``t``).
 
 Solved with HiGHS through SciPy (``linprog`` dual simplex for the LP and its duals, ``milp``
 for integer solutions); every limit is a work limit (iterations, nodes), never a time.
@@ -129,8 +133,9 @@ def build(pairs: Pairs, rel: Relaxation, blocks: Blocks) -> Program:
             rc = ub_rows(len(combo))
             ub += [(rc[row_of_x.reshape(-1)], xi, np.ones(X)),
                    (rc, n[combo // r], np.full(len(combo), -rel.cap))]
-        if rel.t is not None:
-            assert rel.cuts is not None
+        if rel.t is not None and rel.cuts is None:
+            n_eq = _transport_rows(rel, bo, xi, u, n, new_vars, ub_rows, ub, eq, b_eq, n_eq)
+        elif rel.t is not None:
             _closeness_rows(rel, bo, xi, u, n, bi, new_vars, ub_rows, ub)
     A_eq = coo_matrix((np.concatenate([e[2] for e in eq]),
                        (np.concatenate([e[0] for e in eq]), np.concatenate([e[1] for e in eq]))),
@@ -154,6 +159,39 @@ def with_rows(prog: Program, rows: object, rhs: FloatArray) -> Program:
 
     A_ub = vstack([prog.A_ub, rows]).tocsr()
     return replace(prog, A_ub=A_ub, b_ub=np.concatenate([prog.b_ub, rhs]))
+
+
+def _transport_rows(rel: Relaxation, bo: IntArray, xi: IntArray, u: IntArray, n: IntArray,
+                    new_vars: Callable[[int, float, bool], IntArray],
+                    ub_rows: Callable[[int], IntArray],
+                    ub: list[tuple[IntArray, IntArray, FloatArray]],
+                    eq: list[tuple[IntArray, IntArray, FloatArray]], b_eq: list[FloatArray],
+                    n_eq: int) -> int:
+    """Transport flows and rows for a matrix distance (see the module docstring); returns the
+    new number of equality rows."""
+    assert rel.t is not None and rel.d is not None
+    r = rel.r
+    combo, row_of_x = np.unique(bo * r + u, return_inverse=True)   # (block, value u) held
+    cb, cu = combo // r, combo % r
+    F = len(combo)
+    f = new_vars(F * r, np.inf, False).reshape(F, r)               # f(b, u, v)
+    out_rows = np.arange(n_eq, n_eq + F, dtype=np.int64)           # sum_v f - x(b, u) = 0
+    n_eq += F
+    blocks, block_row = np.unique(cb, return_inverse=True)
+    in_rows = (np.arange(n_eq, n_eq + len(blocks) * r, dtype=np.int64)
+               .reshape(len(blocks), r))                           # sum_u f - p_v n(b) = 0
+    n_eq += len(blocks) * r
+    b_eq.append(np.zeros(F + len(blocks) * r))
+    vv = np.tile(np.arange(r), F)
+    ff = f.reshape(-1)
+    eq += [(np.repeat(out_rows, r), ff, np.ones(F * r)),
+           (out_rows[row_of_x.reshape(-1)], xi, -np.ones(len(xi))),
+           (in_rows[np.repeat(block_row.reshape(-1), r), vv], ff, np.ones(F * r)),
+           (in_rows.reshape(-1), np.repeat(n[blocks], r), -np.tile(rel.p, len(blocks)))]
+    rt_ = ub_rows(len(blocks))                                     # sum d f - t n(b) <= 0
+    ub += [(rt_[np.repeat(block_row.reshape(-1), r)], ff, rel.d[np.repeat(cu, r), vv]),
+           (rt_, n[blocks], np.full(len(blocks), -rel.t))]
+    return n_eq
 
 
 def _closeness_rows(rel: Relaxation, bo: IntArray, xi: IntArray, u: IntArray, n: IntArray,

@@ -21,7 +21,8 @@ exactly, not as a relaxation:
   ``sum_u z(b, u) >= l y(b)`` (or ``p``);
 * t-closeness under the equal, ordered and hierarchical distances: the EMD as a weighted sum
   of absolute cut differences (each a tree metric; Li et al. Sec. 4), ``<= t n(b)`` (Thm 9's
-  transport constraints in their tree form);
+  transport constraints in their tree form); under a matrix distance, Thm 9's transport
+  constraints themselves (flows from the class's values to the table's, :mod:`.master`);
 * entropy and recursive (c, l)-diversity, which are not linear, by their linear
   consequences (``l`` distinct values; a cap on each value's share) and cuts
   (:mod:`.cuts`): a class of the MILP's optimum that fails the model gives a cut that every
@@ -35,7 +36,7 @@ the optimum (Thm 9). A release is checked class by class with the models' own ex
 arithmetic; a class the solver's tolerances let through (an EMD equal to ``t`` up to 1e-9)
 would be merged away and the result no longer claimed optimal.
 
-Not exact here (refused with the reason): t-closeness under a matrix distance, more than one
+Not exact here (refused with the reason): more than one t-closeness model, more than one
 sensitive column.
 
 Limits (work, never time unless asked): ``m <= 16`` QI columns and at most ``MAX_X`` ``x``
@@ -67,7 +68,7 @@ from starmin.algorithms.lp.master import (
 )
 from starmin.algorithms.lp.pairs import Pairs
 from starmin.algorithms.lp.pricing import Pricer
-from starmin.algorithms.lp.relaxation import Relaxation, relaxations
+from starmin.algorithms.lp.relaxation import Relaxation, relaxations, transport_relaxation
 from starmin.algorithms.lp.rounding import Group, groups_of, merge_failing
 from starmin.algorithms.lp.vectors import Keep, count_useful, useful_blocks
 from starmin.data.rowtypes import RowTypes
@@ -114,8 +115,6 @@ def _unsupported_part(model: PrivacyModel, rt: RowTypes) -> str | None:
             return f"{part.name} is not linear (only heuristics and brute force take it)"
         if isinstance(part, TCloseness):
             ts += 1
-            if not any(r.t is not None for r in relaxations(part, rt)):
-                return "t-closeness under a matrix distance is not in the MILP yet"
     if ts > 1:
         return "one t-closeness model at a time"
     if len(rt.sensitive) > 1:
@@ -169,7 +168,8 @@ def exact_constraints(model: PrivacyModel, rt: RowTypes) -> Relaxation:
         elif isinstance(part, PSensitiveKAnonymity):
             distinct = max(distinct, int(part.p))
         elif isinstance(part, TCloseness):
-            t_rel = next(r for r in relaxations(part, rt) if r.t is not None)
+            t_rel = next((r for r in relaxations(part, rt) if r.t is not None), None) \
+                or transport_relaxation(rt, 0, part)
         if share is not None and share < 1.0:
             cap = share if cap is None else min(cap, share)
     k = implied_k(model)
@@ -416,8 +416,8 @@ ALGORITHM = Algorithm(
     name=NAME,
     summary="exact: minimum stars by the row-type MILP of Liang & Yuan Thm 9 over every "
             "useful output vector, solved to proven optimality by HiGHS (k, frequency and "
-            "distinct l, p-sensitivity, t under equal/ordered/hierarchical distance; entropy "
-            "and recursive (c, l) by cuts)",
+            "distinct l, p-sensitivity, t under equal/ordered/hierarchical/matrix distance; "
+            "entropy and recursive (c, l) by cuts)",
     guarantee=GUARANTEE,
     solve=solve,
     supports=supports,

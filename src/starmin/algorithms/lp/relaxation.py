@@ -144,6 +144,20 @@ def _t_relaxation(rt: RowTypes, a: int, part: object) -> Relaxation | None:
                         t=t, cuts=cuts, d=d)
 
 
+def transport_relaxation(rt: RowTypes, a: int, part: object) -> Relaxation:
+    """t-closeness under a matrix distance on column ``a``, for the exact MILP only: the
+    ground distances ``d`` and no cuts (``cuts=None``), so the program states the EMD by
+    Liang & Yuan Thm 9's transport constraints (:func:`.master.build`). Column generation
+    does not price it (:func:`relaxations` leaves it out)."""
+    distance = part.distance  # type: ignore[attr-defined]
+    values = rt.sensitive_domains[a]
+    pos = distance.positions(values)
+    d = np.asarray(distance.matrix, dtype=np.float64)[np.ix_(pos, pos)]
+    t = float(Fraction(part.t_exact))  # type: ignore[attr-defined]
+    return _with_column(rt, a, f"{part.t}-closeness ({distance.name})",  # type: ignore[attr-defined]
+                        t=t, cuts=None, d=d)
+
+
 def ground_distances(distance: object, values: tuple[object, ...]) -> FloatArray:
     """``(r, r)`` distance between every two values: the EMD between the point masses, from
     the distance's exact EMD numerators (class ``e_i``, table ``e_j``: ``D = e_i - e_j``)."""
