@@ -10,13 +10,11 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
-import polars as pl
 import pytest
 
 from starmin.algorithms.exact import brute_force
 from starmin.algorithms.lp import cuts, milp_exact
 from starmin.data import Schema
-from starmin.data.rowtypes import RowTypes
 from starmin.engines.local import LocalEngine
 from starmin.errors import Infeasible
 from starmin.models import (
@@ -27,6 +25,7 @@ from starmin.models import (
     RecursiveCLDiversity,
 )
 from starmin.verifier import verify
+from tests.algorithms.test_milp_exact import table
 
 PARTS: list[PrivacyModel] = [EntropyLDiversity(2), EntropyLDiversity(3),
                              RecursiveCLDiversity(2, 2), RecursiveCLDiversity(3, 3),
@@ -68,19 +67,6 @@ def test_entropy_cap_holds_for_every_entropy_diverse_class(l: int, r: int) -> No
     for x in compositions(r, 6):
         if passes(EntropyLDiversity(l), x):
             assert x.max() <= cap * x.sum() + 1e-9
-
-
-VALUES = "abcde"
-
-
-def table(seed: int, n: int, m: int, values: int, s: int) -> tuple[pl.DataFrame, RowTypes]:
-    rng = np.random.default_rng(seed)
-    X = rng.integers(0, values, size=(n, m))
-    sa = rng.permutation(np.arange(n) % s)
-    qi = [f"q{j}" for j in range(m)]
-    df = pl.DataFrame({**{q: X[:, j].tolist() for j, q in enumerate(qi)},
-                       "s": [VALUES[int(v)] for v in sa]})
-    return df, LocalEngine().to_row_types(df, Schema.of(qi, "s")).row_types
 
 
 MODELS: list[PrivacyModel] = [EntropyLDiversity(2), EntropyLDiversity(3),
