@@ -21,6 +21,8 @@ _MODULES = (
     "starmin.algorithms.exact.two_diversity_simplex",
     "starmin.algorithms.fpt.k_anonymity",
     "starmin.algorithms.fpt.p_sensitive",
+    "starmin.algorithms.fpt.dgh_k_anonymity",
+    "starmin.algorithms.fpt.dgh_p_sensitive",
     "starmin.algorithms.exact.balanced_split",
     "starmin.algorithms.lp.milp_exact",
     "starmin.algorithms.heuristic.pattern_packing",
