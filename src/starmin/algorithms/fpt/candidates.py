@@ -33,17 +33,18 @@ Three routes give the same set (a test checks it):
 
 :func:`candidates` takes the subsets route up to ``t_in = 12``, else the patterns route up to
 ``m = 8`` columns (at most 256 groupings), else merging; it gives up (returns ``None``) when
-more than ``max_all`` suppressors exist. With domain generalization hierarchies (Sec. 4.4, Theorem 5 and Corollary 2) Step 3 sets each
+more than ``max_all`` suppressors exist. A candidate no release can use is dropped: one whose
+``G(v)`` holds fewer than ``k`` rows (or, for p-sensitivity, fewer than ``p`` distinct
+sensitive values), since every non-empty output class needs that many.
+
+With domain generalization hierarchies (Sec. 4.4, Theorem 5 and Corollary 2) Step 3 sets each
 entry to the lowest common ancestor (LCA) of the subset's values (:mod:`.joins`) instead of the
 common value or ``*``; ``G(v)`` holds the row types whose every value lies under ``v``'s node,
 and the same argument (``S subset G(v)``, ``v`` covers ``G(v)``) gives ``v = LCA(G(v))``. The
 subsets and merging routes only need the merge of a vector with one row type, so they serve
 both; the patterns route is suppression's own and is not used with hierarchies. Each
 candidate's cost per row ``omega_j`` is then the chosen objective
-(:mod:`starmin.algorithms.objective`: stars, or Iyengar's loss scaled to integers). A candidate
-no release can use is dropped: one
-whose ``G(v)`` holds fewer than ``k`` rows (or, for p-sensitivity, fewer than ``p`` distinct
-sensitive values), since every non-empty output class needs that many.
+(:mod:`starmin.algorithms.objective`: stars, or Iyengar's loss scaled to integers).
 
 References
 ----------
@@ -78,7 +79,8 @@ class Candidates:
     Attributes
     ----------
     vectors : ``(C, m)`` int32; each a suppressor, cells a code or :data:`STAR`.
-    omega : ``(C,)`` int64; stars per row released as the vector (``omega_j``).
+    omega : ``(C,)`` int64; cost per row released as the vector (``omega_j``): its stars, or
+        with hierarchies the objective's integer cost (:mod:`starmin.algorithms.objective`).
     covers : ``(C, t_in)`` bool; ``covers[j, i]``: vector ``j`` generalizes row type ``i``.
     """
 
@@ -215,7 +217,8 @@ def candidates(codes: NDArray[np.integer], sizes: NDArray[np.integer], k: int,
     objective of :mod:`starmin.algorithms.objective`); by default ``omega_j`` is the stars.
     """
     c32: NDArray[np.int32] = np.asarray(codes, dtype=np.int32)
-    how = route(*c32.shape, dgh=joins is not None)
+    t_in, m = c32.shape
+    how = route(t_in, m, dgh=joins is not None)
     vecs = (by_subsets(c32, joins) if how == "subsets" else by_patterns(c32)
             if how == "patterns" else by_merging(c32, max_all, joins))
     if vecs is None or len(vecs) > max_all:

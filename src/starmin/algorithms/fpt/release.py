@@ -24,12 +24,12 @@ from typing import Any
 import numpy as np
 
 from starmin.algorithms.base import AutoRun, Progress
-from starmin.algorithms.objective import CellCosts, loss_scale_reason, objective_option
 from starmin.algorithms.fpt.candidates import MAX_ALL, Candidates, candidates, route
 from starmin.algorithms.fpt.joins import Joins
 from starmin.algorithms.fpt.network import with_keys
 from starmin.algorithms.fpt.restricted import MAX_GUESSES, enumerate_guesses, guesses
 from starmin.algorithms.fpt.search import AssignmentProblem, branch_and_bound
+from starmin.algorithms.objective import CellCosts, loss_scale_reason, objective_option
 from starmin.data.rowtypes import RowTypes
 from starmin.errors import InvalidInput, StarminError
 from starmin.transform.plan import Guarantee, ReleasePlan
