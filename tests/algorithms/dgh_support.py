@@ -37,6 +37,13 @@ from starmin.verifier import verify
 
 Rows = tuple[tuple[str, ...], ...]
 
+AGE: Rows = (("30", "30-34", "30-39", "*"), ("32", "30-34", "30-39", "*"),
+             ("35", "35-39", "30-39", "*"), ("41", "40-44", "40-49", "*"))
+"""The hand-worked tests' age hierarchy (D = 4 values): 30, 32 -> 30-34 -> 30-39; 35 -> 35-39
+-> 30-39; 41 -> 40-44 -> 40-49; all -> *."""
+HAND = np.array([[30, 0], [32, 0], [35, 1], [41, 1], [30, 1], [32, 1]])
+"""The hand-worked tests' rows (age, sex with 0 = M, 1 = F; sex has no file: flat)."""
+
 
 def random_hierarchy(rng: np.random.Generator, card: int, name: str) -> Rows:
     """ARX rows for values ``'0' .. str(card - 1)``: 1-3 group levels, each grouping the level

@@ -26,6 +26,8 @@ from starmin.models import KAnonymity, LDiversity
 from starmin.transform.hierarchy import Hierarchy
 from starmin.transform.nodes import column_hierarchy
 from tests.algorithms.dgh_support import (
+    AGE,
+    HAND,
     dgh_table,
     local_optimum,
     plan_objective,
@@ -39,10 +41,8 @@ from tests.helpers.tables import random_table
 # age hierarchy (D = 4 values): 30, 32 -> 30-34 -> 30-39; 35 -> 35-39 -> 30-39; 41 -> 40-44
 # -> 40-49; all -> *. Iyengar's loss per age cell: (leaves - 1) / 3: 30-34 1/3, 30-39 2/3,
 # 35-39, 40-44 and 40-49 0 (one value each), * 1. sex (0 = M, 1 = F) has no file: a value
-# or * (loss 1).
-AGE = (("30", "30-34", "30-39", "*"), ("32", "30-34", "30-39", "*"),
-       ("35", "35-39", "30-39", "*"), ("41", "40-44", "40-49", "*"))
-X = np.array([[30, 0], [32, 0], [35, 1], [41, 1], [30, 1], [32, 1]])
+# or * (loss 1). Rows (age, sex): (30 M) (32 M) (35 F) (41 F) (30 F) (32 F).
+X = HAND
 
 
 def test_hand_example_loss() -> None:

@@ -18,6 +18,8 @@ from starmin.data.hierarchies import Hierarchies
 from starmin.errors import Infeasible, InvalidInput
 from starmin.models import KAnonymity, PSensitiveKAnonymity
 from tests.algorithms.dgh_support import (
+    AGE,
+    HAND,
     dgh_table,
     local_optimum,
     plan_objective,
@@ -29,9 +31,7 @@ from tests.helpers.tables import random_table
 # The table of test_dgh_k_anonymity (age with its hierarchy; sex 0 = M, 1 = F, flat) with a
 # sensitive value per row (0 = a, 1 = b): rows (30 M) (32 M) (35 F) (41 F) (30 F) (32 F) hold
 # a b a b a a.
-AGE = (("30", "30-34", "30-39", "*"), ("32", "30-34", "30-39", "*"),
-       ("35", "35-39", "30-39", "*"), ("41", "40-44", "40-49", "*"))
-X = np.array([[30, 0], [32, 0], [35, 1], [41, 1], [30, 1], [32, 1]])
+X = HAND
 SA = np.array([0, 1, 0, 1, 0, 0])
 
 

@@ -31,6 +31,7 @@ from starmin.models import (
 )
 from starmin.verifier import verify
 from tests.algorithms.dgh_support import (
+    AGE,
     DghTable,
     _Column,
     dgh_table,
@@ -39,9 +40,6 @@ from tests.algorithms.dgh_support import (
     release_and_verify,
 )
 from tests.helpers.tables import random_table
-
-AGE = (("30", "30-34", "30-39", "*"), ("32", "30-34", "30-39", "*"),
-       ("35", "35-39", "30-39", "*"), ("41", "40-44", "40-49", "*"))
 
 
 def test_hand_example() -> None:
