@@ -38,8 +38,6 @@ from starmin.transform.nodes import read_specs, resolve
 from starmin.transform.plan import ReleasePlan
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "arx"
-if not DATA.exists():
-    DATA = Path("/work/shared/data/arx")
 OUT = Path(__file__).resolve().parent / "results" / "dgh_methods.json"
 QI = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass",
       "occupation", "salary-class"]
@@ -111,10 +109,10 @@ def main() -> None:
     cases: list[tuple[str, RowTypes, PrivacyModel, Any, Any]] = []
     two = row_types(["sex", "marital-status"], "occupation")
     for k in (2, 5, 10):
-        cases.append((f"sex, marital-status; all {two.n} rows", two, KAnonymity(k),
+        cases.append((f"sex, marital-status; all {two.n:,} rows", two, KAnonymity(k),
                       dgh_k_anonymity.solve, k_anonymity.solve))
-    cases.append((f"sex, marital-status; all {two.n} rows", two, PSensitiveKAnonymity(2, 5),
-                   dgh_p_sensitive.solve, p_sensitive.solve))
+    cases.append((f"sex, marital-status; all {two.n:,} rows (occupation sensitive)", two,
+                  PSensitiveKAnonymity(2, 5), dgh_p_sensitive.solve, p_sensitive.solve))
     eight = [c for c in QI if c != "occupation"]
     for qi, sa, limit, k_model, dgh_solve, fpt_solve in (
             (QI, None, 20, KAnonymity(2), dgh_k_anonymity.solve, k_anonymity.solve),
@@ -122,7 +120,8 @@ def main() -> None:
              p_sensitive.solve)):
         rows = longest_prefix(qi, limit)
         rt = row_types(qi, sa, rows)
-        cases.append((f"first {rows} rows, {rt.m} QIs", rt, k_model, dgh_solve, fpt_solve))
+        what = "" if sa is None else f" ({sa} sensitive)"
+        cases.append((f"first {rows} rows, {rt.m} QIs{what}", rt, k_model, dgh_solve, fpt_solve))
     for label, rt, model, dgh_solve, fpt_solve in cases:
         entry: dict[str, Any] = {"slice": label, "model": model.name, "n": rt.n, "m": rt.m,
                                  "t_in": rt.t_in}

@@ -8,6 +8,7 @@ independent verifier with the input and the hierarchy files."""
 from __future__ import annotations
 
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import polars as pl
@@ -25,6 +26,7 @@ from starmin.errors import Infeasible, InvalidInput
 from starmin.models import KAnonymity, LDiversity
 from starmin.transform.hierarchy import Hierarchy
 from starmin.transform.nodes import column_hierarchy
+from starmin.verifier import verify
 from tests.algorithms.dgh_support import (
     AGE,
     HAND,
@@ -190,10 +192,23 @@ def test_refusals_name_the_fix(monkeypatch: pytest.MonkeyPatch) -> None:
     dgh.solve(t.rt, KAnonymity(2), objective="stars")  # stars need no scale
 
 
-def test_through_the_api_with_hierarchy_files() -> None:
+def test_through_the_api_with_hierarchy_files(tmp_path: Path) -> None:
+    """The hand table from a CSV and an ARX hierarchy file: anonymize verifies every cell
+    against the file; the verifier, given the file, passes the release."""
+    (tmp_path / "age.csv").write_text("".join(";".join(r) + "\n" for r in AGE))
     frame = pl.DataFrame({"age": X[:, 0].tolist(), "sex": ["M", "M", "F", "F", "F", "F"]})
-    rel = starmin.anonymize(frame, qi="age,sex", k=2, method="dgh-k-anonymity",
-                            hierarchies={"age": Hierarchy.from_rows(AGE)})
+    frame.write_csv(tmp_path / "t.csv", separator=";")
+    rel = starmin.anonymize(str(tmp_path / "t.csv"), qi="age,sex", k=2,
+                            method="dgh-k-anonymity", hierarchies={"age": tmp_path / "age.csv"})
     assert rel.plan.method == "dgh-k-anonymity" and rel.plan.stars == 2
     assert rel.verification.passed
     assert rel.plan.certificate["t_in"] == 6 and rel.plan.certificate["t_out"] == rel.plan.t_out
+    verdict = verify(rel.frame, ["age", "sex"], None, [KAnonymity(2)],
+                     original=str(tmp_path / "t.csv"), hierarchies={"age": tmp_path / "age.csv"})
+    assert verdict.passed
+    # a release that claims 41 is in 30-39 is caught by the same check
+    bad = rel.frame.with_columns(pl.when(pl.col("age") == "*").then(pl.lit("30-39"))
+                                 .otherwise(pl.col("age")).alias("age"))
+    assert not verify(bad, ["age", "sex"], None, [KAnonymity(2)],
+                      original=str(tmp_path / "t.csv"),
+                      hierarchies={"age": tmp_path / "age.csv"}).passed
