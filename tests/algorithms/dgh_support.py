@@ -8,7 +8,8 @@ the oracle reads the ARX rows (value, then its ancestors; the last field the roo
 - :func:`random_dgh_table`: a random small table (a polars frame) with a random hierarchy for
   some of its QI columns, and its row types carrying them (through ``resolve``, the API's own
   path from files to node codes).
-- :func:`local_optimum`: the least objective over every release that maps each row to the
+- :func:`local_optimum`: the least objective (``stars``, ``loss``, or ``stars+loss``: the
+  fewest stars, then the least loss) over every release that maps each row to the
   lowest common ancestors of its class (a set partition of the rows), by a DP over subsets of
   rows: the optimum over local recodings with hierarchy nodes, since any release's class can be
   re-released as the LCA of its rows at no higher cost, and equal LCAs merge into a class that
@@ -36,6 +37,8 @@ from starmin.transform.plan import ReleasePlan
 from starmin.verifier import verify
 
 Rows = tuple[tuple[str, ...], ...]
+LEX = 10**6
+"""Weight of a star in the ``stars+loss`` objective (more than any total loss here)."""
 
 AGE: Rows = (("30", "30-34", "30-39", "*"), ("32", "30-34", "30-39", "*"),
              ("35", "35-39", "30-39", "*"), ("41", "40-44", "40-49", "*"))
@@ -143,8 +146,12 @@ class _Column:
         return sum(1 for r in self.rows if r[lv] == label) if label != "*" else self.domain
 
     def cost(self, node: tuple[int, str], objective: str) -> Fraction:
+        """``stars``: 1 at the root; ``loss``: Iyengar's; ``stars+loss``: the stars first,
+        then the loss (a star outweighs any loss of these small tables: ``LEX`` each)."""
         if objective == "stars":
             return Fraction(int(node[1] == "*"))
+        if objective == "stars+loss":
+            return LEX * int(node[1] == "*") + self.cost(node, "loss")
         if self.domain <= 1:
             return Fraction(0)
         return Fraction(self.leaves(node) - 1, self.domain - 1)

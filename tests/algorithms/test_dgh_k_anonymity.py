@@ -105,6 +105,10 @@ def test_equals_partition_oracle(seed: int) -> None:
         plan = dgh.solve(t.rt, KAnonymity(k), objective=objective)
         plan.validate(t.rt)
         assert plan_objective(t, plan, objective) == local_optimum(t, k, objective=objective)
+        if objective == "stars":  # the fewest stars, ties broken by the least loss
+            assert plan.certificate["ties_broken_by_loss"] == (not t.rt.dgh.is_flat)
+            lex = "stars+loss" if not t.rt.dgh.is_flat else "stars"
+            assert plan_objective(t, plan, lex) == local_optimum(t, k, objective=lex)
         assert plan.t_out <= t.rt.t_in  # Lemma 2
         release_and_verify(t, plan, KAnonymity(k))
 

@@ -312,7 +312,7 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     if reason is not None:
         raise InvalidInput(reason)
     check_feasible(model, rt)
-    costs = CellCosts.of(rt.dgh, objective)
+    costs = CellCosts.of(rt.dgh, objective, rt.n)
     pruning = prune and monotone(model)
     levels, total, counts = search(model, rt, costs, prune=pruning, max_checks=max_checks,
                                    progress=progress or silent)

@@ -2,7 +2,9 @@
 
 Two objectives (``--objective``; :attr:`starmin.algorithms.base.Algorithm.objectives`):
 
-* ``"stars"``: cells released at the root (``*``); a cell costs 1 at the root, else 0.
+* ``"stars"``: cells released at the root (``*``); a cell costs 1 at the root, else 0 --
+  with hierarchies, ties between the fewest-star releases broken by the least loss
+  (:meth:`CellCosts.of`).
 * ``"loss"``: Iyengar's loss metric (LM, 2002, Sec. 3.1; :mod:`starmin.transform.loss`): a cell
   released as node ``x`` of column ``j`` costs ``(leaves(x) - 1) / (D_j - 1)`` (0 for a value,
   1 for the root; 0 in a column whose hierarchy has one value). The report's loss is the
@@ -57,35 +59,41 @@ class CellCosts:
     per_column : one ``(nodes + 1,)`` int64 array per QI column; entry ``node`` (the root
         ``-1`` is the last entry) is the cost of one cell released as that node.
     scale : what one unit of the objective is worth in these integers (1 for stars; ``L``
-        for loss, see the module docstring).
+        for loss, see the module docstring; ``W`` for stars broken by loss).
+    tie_break : for ``"stars"``: ties between releases with the fewest stars are broken by the
+        least loss (see :meth:`of`).
     """
 
     objective: str
     per_column: tuple[NDArray[np.int64], ...]
     scale: int
+    tie_break: bool = False
 
     @classmethod
-    def of(cls, dgh: Hierarchies, objective: str) -> CellCosts:
-        """The costs of ``objective`` over the hierarchies ``dgh`` (``RowTypes.dgh``)."""
-        if objective == "stars":
-            cols = []
-            for c in dgh.columns:
-                cost = np.zeros(c.nodes + 1, dtype=np.int64)
-                cost[ROOT] = 1
-                cols.append(cost)
-            return cls("stars", tuple(cols), 1)
-        if objective != "loss":
+    def of(cls, dgh: Hierarchies, objective: str, n: int | None = None) -> CellCosts:
+        """The costs of ``objective`` over the hierarchies ``dgh`` (``RowTypes.dgh``).
+
+        For ``"stars"`` with ``n`` (the table's rows) and hierarchies that are not all flat,
+        a cell costs ``W x [root] + `` its scaled loss, with ``W = L m n + 1`` larger than the
+        scaled loss of any release: the fewest stars first, then the least loss among them
+        (a group is otherwise free, and an optimum could generalize needlessly). Only when
+        the totals fit :data:`MAX_SCALED_TOTAL`; otherwise, and for flat hierarchies (where
+        loss follows stars), a star costs 1."""
+        if objective == "loss":
+            return cls("loss", _loss_columns(dgh), loss_scale(dgh))
+        if objective != "stars":
             raise ValueError(f"unknown objective {objective!r}")
-        scale = loss_scale(dgh)
+        m = len(dgh)
+        weight = loss_scale(dgh) * m * max(n or 0, 1) + 1
+        tie = (n is not None and not dgh.is_flat
+               and (weight + loss_scale(dgh)) * m * max(n, 1) <= MAX_SCALED_TOTAL)
         cols = []
-        for c in dgh.columns:
-            nodes = np.append(np.arange(c.nodes, dtype=np.int64), ROOT)
-            assert c.domain is not None
-            if c.domain > 1:
-                cols.append((c.leaves_of(nodes) - 1) * (scale // (c.domain - 1)))
-            else:
-                cols.append(np.zeros(c.nodes + 1, dtype=np.int64))
-        return cls("loss", tuple(cols), scale)
+        for j, c in enumerate(dgh.columns):
+            cost = _loss_columns(dgh)[j] if tie else np.zeros(c.nodes + 1, dtype=np.int64)
+            cost = cost.copy()
+            cost[ROOT] += weight if tie else 1
+            cols.append(cost)
+        return cls("stars", tuple(cols), weight if tie else 1, tie)
 
     def of_vectors(self, vectors: NDArray[np.integer]) -> NDArray[np.int64]:
         """``(C,)`` cost of one row released as each output vector ``(C, m)``."""
@@ -102,13 +110,35 @@ class CellCosts:
     def value(self, total: int, n: int, m: int) -> float:
         """The objective as the report states it: stars, or Iyengar's average loss."""
         if self.objective == "stars":
-            return float(total)
+            return float(total // self.scale)
         return total / (self.scale * n * m) if n and m else 0.0
+
+    def stars_bound(self, total: int) -> int | None:
+        """A plan's ``lower_bound`` (it counts stars) from an optimal ``total``: the stars
+        for the stars objective, ``None`` for the loss."""
+        return total // self.scale if self.objective == "stars" else None
 
     def facts(self, total: int, n: int, m: int) -> dict[str, Any]:
         """Certificate entries for an optimum ``total`` (exact: numerator and scale)."""
-        return {"objective": self.objective, "objective_scale": self.scale,
-                "objective_value": self.value(total, n, m)}
+        out: dict[str, Any] = {"objective": self.objective, "objective_scale": self.scale,
+                               "objective_value": self.value(total, n, m)}
+        if self.objective == "stars":
+            out["ties_broken_by_loss"] = self.tie_break
+        return out
+
+
+def _loss_columns(dgh: Hierarchies) -> tuple[NDArray[np.int64], ...]:
+    """Per column the scaled loss ``(leaves(x) - 1) L / (D_j - 1)`` of each node (root last)."""
+    scale = loss_scale(dgh)
+    cols = []
+    for c in dgh.columns:
+        nodes = np.append(np.arange(c.nodes, dtype=np.int64), ROOT)
+        assert c.domain is not None
+        if c.domain > 1:
+            cols.append((c.leaves_of(nodes) - 1) * (scale // (c.domain - 1)))
+        else:
+            cols.append(np.zeros(c.nodes + 1, dtype=np.int64))
+    return tuple(cols)
 
 
 def loss_scale(dgh: Hierarchies) -> int:

@@ -96,7 +96,7 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     cand = release.candidates_for(rt, k, objective=objective)
     assert cand is not None  # else _reason refused
     problem = RowAssignment(rt.sizes, cand, k)
-    costs = CellCosts.of(rt.dgh, objective)
+    costs = CellCosts.of(rt.dgh, objective, rt.n)
     if objective == "loss":
         problem.unit = "loss units"
     return release.run(rt, problem, name=NAME, guarantee=stated(GUARANTEE, objective),

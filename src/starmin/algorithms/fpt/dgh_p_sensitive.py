@@ -101,7 +101,7 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
                        max_nodes=max_nodes, progress=progress or silent,
                        sized_is_release=False,
                        facts={"k": k, "p": p, "sensitive_values": rt.s},
-                       costs=CellCosts.of(rt.dgh, objective))
+                       costs=CellCosts.of(rt.dgh, objective, rt.n))
 
 
 ALGORITHM = Algorithm(

@@ -89,7 +89,7 @@ def candidates_for(rt: RowTypes, k: int, p: int | None = None, restricted: bool 
         joins = cost = None
         if objective is not None:
             joins = None if rt.dgh.is_flat else Joins.of(rt.dgh)
-            cost = CellCosts.of(rt.dgh, objective).of_vectors
+            cost = CellCosts.of(rt.dgh, objective, rt.n).of_vectors
         per[key] = (candidates(rt.codes, rt.sizes, k, max_all=cap, joins=joins, cost=cost)
                     if p is None else
                     candidates(rt.codes, rt.sizes, k, rt.counts, p, max_all=cap, joins=joins,
@@ -188,8 +188,8 @@ def run(rt: RowTypes, problem: AssignmentProblem, *, name: str, guarantee: Guara
 
     ``costs`` (the DGH methods, Sec. 4.4): the candidates' ``omega`` are that objective's
     integer costs; the optimum is checked against the plan's cost under it, recorded with the
-    objective's value, and is the plan's ``lower_bound`` only for the stars objective (the
-    lower bound of a plan counts stars)."""
+    objective's value, and gives the plan's ``lower_bound`` only for the stars objective (the
+    lower bound of a plan counts stars: :meth:`CellCosts.stars_bound`)."""
     cand = problem.cand
     restricted = restricting(rt, max_t_out)
     if restricted:
@@ -216,11 +216,11 @@ def run(rt: RowTypes, problem: AssignmentProblem, *, name: str, guarantee: Guara
     }
     if costs is not None:
         certificate.update(costs.facts(best.cost, rt.n, rt.m))
-    claims = not restricted and (costs is None or costs.objective == "stars")
+    claims = best.cost if costs is None else costs.stars_bound(best.cost)
     plan = ReleasePlan.from_vectors(
         rt, [cand.vectors[j] for j in used.tolist()], parts, name,
         restricted_guarantee(bound) if restricted else guarantee,
-        lower_bound=best.cost if claims else None, certificate=certificate)
+        lower_bound=None if restricted else claims, certificate=certificate)
     cost = plan.stars if costs is None else costs.of_plan(plan.outputs, plan.class_sizes)
     if cost != best.cost or plan.t_out != len(used):
         raise StarminError(f"{name}: the plan (cost {cost}) differs from its flow "
