@@ -144,17 +144,17 @@ def print_tables(results: dict[str, Any]) -> None:
     for r in results["full_domain"]:
         levels = ",".join(str(v) for v in r["levels"].values())
         print(f"| {r['k']} | {r['objective']} | {levels} | {r['loss']:.4f} | {r['stars']:,} | "
-              f"{r['checked']:,} / {r['pruned']:,} | {r['cpu_s']} |")
-    print("\n| slice | model | t_in | dgh, loss: loss / stars / t_out / CPU s | dgh, stars: "
-          "loss / stars | suppression + LCA: loss / stars | full-domain: loss |")
+              f"{r['checked']:,} / {r['pruned']:,} | {r['cpu_s']:.2f} |")
+    print("\n| slice | model | t_in | dgh, objective loss | dgh, objective stars | "
+          "suppression + LCA | full-domain |")
     print("|---|---|---|---|---|---|---|")
     for e in results["dgh"]:
         a, b, c = e["dgh_loss"], e["dgh_stars"], e["suppression_then_lca"]
         f = e.get("full_domain_loss")
         fd = "-" if f is None else f"{f['loss']:.5f}"
         print(f"| {e['slice']} | {e['model']} | {e['t_in']} | {a['loss']:.5f} / {a['stars']:,} "
-              f"/ {a['t_out']} / {a['cpu_s']} | {b['loss']:.5f} / {b['stars']:,} | "
-              f"{c['loss']:.5f} / {c['stars']:,} | {fd} |")
+              f"/ {a['t_out']} / {a['flows']:,} / {a['cpu_s']:.2f} | {b['loss']:.5f} / "
+              f"{b['stars']:,} / {b['flows']:,} | {c['loss']:.5f} / {c['stars']:,} | {fd} |")
 
 
 if __name__ == "__main__":
