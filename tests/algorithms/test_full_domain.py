@@ -118,17 +118,17 @@ MODELS: dict[str, PrivacyModel] = {
 def test_equals_exhaustive_lattice(seed: int, name: str) -> None:
     model = MODELS[name]
     t = random_dgh_table(2000 + seed, 10, 3, 3, s=3)
-    for objective in ("stars", "loss"):
+    assert not t.rt.dgh.is_flat
+    for objective in ("stars+loss", "loss"):  # with hierarchies stars break ties by loss
         opt = exhaustive(t, model, objective)
+        asked = "stars" if objective == "stars+loss" else objective
         if opt is None:
             with pytest.raises(Infeasible):
-                full_domain.solve(t.rt, model, objective=objective)
+                full_domain.solve(t.rt, model, objective=asked)
             continue
-        plan = full_domain.solve(t.rt, model, objective=objective)
+        plan = full_domain.solve(t.rt, model, objective=asked)
         assert plan_objective(t, plan, objective) == opt
-        if objective == "stars" and not t.rt.dgh.is_flat:  # ties broken by the least loss
-            lex = plan_objective(t, plan, "stars+loss")
-            assert lex == exhaustive(t, model, "stars+loss")
+        objective = asked
         slow = full_domain.solve(t.rt, model, objective=objective, prune=False)
         assert slow.certificate["levels"] == plan.certificate["levels"]
         assert slow.certificate["pruned"] == 0
