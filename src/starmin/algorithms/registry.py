@@ -21,6 +21,8 @@ _MODULES = (
     "starmin.algorithms.exact.two_diversity_simplex",
     "starmin.algorithms.fpt.k_anonymity",
     "starmin.algorithms.fpt.p_sensitive",
+    "starmin.algorithms.fpt.dgh_k_anonymity",
+    "starmin.algorithms.fpt.dgh_p_sensitive",
     "starmin.algorithms.exact.balanced_split",
     "starmin.algorithms.lp.milp_exact",
     "starmin.algorithms.heuristic.pattern_packing",
@@ -32,6 +34,7 @@ _MODULES = (
     "starmin.algorithms.heuristic.hilbert",
     "starmin.algorithms.heuristic.merge_repair",
     "starmin.algorithms.lp.lp_rounding",
+    "starmin.algorithms.full_domain",
 )
 
 

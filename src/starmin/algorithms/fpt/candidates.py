@@ -33,9 +33,18 @@ Three routes give the same set (a test checks it):
 
 :func:`candidates` takes the subsets route up to ``t_in = 12``, else the patterns route up to
 ``m = 8`` columns (at most 256 groupings), else merging; it gives up (returns ``None``) when
-more than ``max_all`` suppressors exist. A candidate no release can use is dropped: one
-whose ``G(v)`` holds fewer than ``k`` rows (or, for p-sensitivity, fewer than ``p`` distinct
+more than ``max_all`` suppressors exist. A candidate no release can use is dropped: one whose
+``G(v)`` holds fewer than ``k`` rows (or, for p-sensitivity, fewer than ``p`` distinct
 sensitive values), since every non-empty output class needs that many.
+
+With domain generalization hierarchies (Sec. 4.4, Theorem 5 and Corollary 2) Step 3 sets each
+entry to the lowest common ancestor (LCA) of the subset's values (:mod:`.joins`) instead of the
+common value or ``*``; ``G(v)`` holds the row types whose every value lies under ``v``'s node,
+and the same argument (``S subset G(v)``, ``v`` covers ``G(v)``) gives ``v = LCA(G(v))``. The
+subsets and merging routes only need the merge of a vector with one row type, so they serve
+both; the patterns route is suppression's own and is not used with hierarchies. Each
+candidate's cost per row ``omega_j`` is then the chosen objective
+(:mod:`starmin.algorithms.objective`: stars, or Iyengar's loss scaled to integers).
 
 References
 ----------
@@ -46,11 +55,13 @@ Steps 2-3; Lemma 2; Theorem 3) and Sec. 4.2 (Proposition 2).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
 
+from starmin.algorithms.fpt.joins import Joins
 from starmin.transform.plan import STAR
 
 SUBSET_ROUTE_MAX_T_IN = 12
@@ -68,7 +79,8 @@ class Candidates:
     Attributes
     ----------
     vectors : ``(C, m)`` int32; each a suppressor, cells a code or :data:`STAR`.
-    omega : ``(C,)`` int64; stars per row released as the vector (``omega_j``).
+    omega : ``(C,)`` int64; cost per row released as the vector (``omega_j``): its stars, or
+        with hierarchies the objective's integer cost (:mod:`starmin.algorithms.objective`).
     covers : ``(C, t_in)`` bool; ``covers[j, i]``: vector ``j`` generalizes row type ``i``.
     """
 
@@ -86,9 +98,19 @@ class Candidates:
         return int(self.covers.sum())
 
 
-def by_subsets(codes: NDArray[np.integer]) -> NDArray[np.int32]:
+def _merge(vectors: NDArray[np.int32], codes: NDArray[np.int32], joins: Joins | None
+           ) -> NDArray[np.int32]:
+    """Step 3's merge of output vectors with row types (shapes broadcast): the suppressor
+    (equal value or star), or with hierarchies the lowest common ancestor (:mod:`.joins`)."""
+    if joins is None:
+        return np.where(vectors == codes, vectors, STAR).astype(np.int32)
+    return joins.merge(vectors, codes)
+
+
+def by_subsets(codes: NDArray[np.integer], joins: Joins | None = None) -> NDArray[np.int32]:
     """``(C, m)`` distinct suppressors of the non-empty subsets of ``codes`` (``(t_in, m)``),
-    by doubling: ``2^t_in - 1`` subsets, ``O(2^t_in * m)``."""
+    by doubling: ``2^t_in - 1`` subsets, ``O(2^t_in * m)``. With ``joins`` the output row
+    types of Sec. 4.4 instead: per column the lowest common ancestor of the subset."""
     codes = np.asarray(codes, dtype=np.int32)
     t_in, m = codes.shape
     sup = np.zeros((1 << t_in, m), dtype=np.int32)  # row 0 (empty subset) is never read
@@ -97,7 +119,7 @@ def by_subsets(codes: NDArray[np.integer]) -> NDArray[np.int32]:
         sup[lo] = codes[b]
         if b:  # subsets {..} | {b} with a non-empty lower part
             rest = sup[1:lo]
-            sup[lo + 1:hi] = np.where(rest == codes[b], rest, STAR)
+            sup[lo + 1:hi] = _merge(rest, codes[b][None, :], joins)
     return np.unique(sup[1:], axis=0) if t_in else np.zeros((0, m), np.int32)
 
 
@@ -129,17 +151,21 @@ def _group_suppressors(codes: NDArray[np.int32], group: NDArray[np.int64]) -> ND
     return np.where(lo == hi, lo, STAR).astype(np.int32)
 
 
-def covers(vectors: NDArray[np.int32], codes: NDArray[np.integer]) -> NDArray[np.bool_]:
-    """``(C, t_in)`` bool: vector ``j`` generalizes row type ``i`` (equal or star per cell)."""
+def covers(vectors: NDArray[np.int32], codes: NDArray[np.integer],
+           joins: Joins | None = None) -> NDArray[np.bool_]:
+    """``(C, t_in)`` bool: vector ``j`` generalizes row type ``i`` (equal or star per cell;
+    with ``joins``, the value or one of its ancestors)."""
+    if joins is not None:
+        return joins.covers(vectors, codes)
     v = vectors[:, None, :]
     return ((v == STAR) | (v == np.asarray(codes)[None, :, :])).all(axis=2)
 
 
-def by_merging(codes: NDArray[np.integer], max_all: int | None = None
-               ) -> NDArray[np.int32] | None:
+def by_merging(codes: NDArray[np.integer], max_all: int | None = None,
+               joins: Joins | None = None) -> NDArray[np.int32] | None:
     """``(C, m)`` distinct suppressors of the non-empty subsets of ``codes``, by merging
     each one found with every row type until no new one appears; ``None`` as soon as more
-    than ``max_all`` exist."""
+    than ``max_all`` exist. With ``joins``: lowest common ancestors (Sec. 4.4)."""
     c32: NDArray[np.int32] = np.asarray(codes, dtype=np.int32)
     t_in, m = c32.shape
     found = np.unique(c32, axis=0)
@@ -149,7 +175,7 @@ def by_merging(codes: NDArray[np.integer], max_all: int | None = None
         new: list[NDArray[np.int32]] = []
         for s in range(0, len(frontier), step):  # (f, t_in, m) merges, a chunk at a time
             f = frontier[s:s + step, None, :]
-            new.append(np.where(f == c32[None, :, :], f, STAR).reshape(-1, m))
+            new.append(_merge(f, c32[None, :, :], joins).reshape(-1, m))
         merged = np.unique(np.concatenate(new), axis=0)
         both = np.concatenate([found, merged])
         uniq, first = np.unique(both, axis=0, return_index=True)
@@ -164,17 +190,20 @@ _MERGE_CELLS = 1 << 22
 """Cells of merged vectors built at once by :func:`by_merging` (16 MB of int32)."""
 
 
-def route(t_in: int, m: int) -> str:
+def route(t_in: int, m: int, dgh: bool = False) -> str:
     """``"subsets"`` up to :data:`SUBSET_ROUTE_MAX_T_IN` row types, else ``"patterns"`` up to
-    :data:`PATTERN_ROUTE_MAX_M` columns, else ``"merging"``."""
+    :data:`PATTERN_ROUTE_MAX_M` columns, else ``"merging"``. The patterns route (sets of
+    starred columns) exists for suppression only: with hierarchies (``dgh``) it is merging."""
     if t_in <= SUBSET_ROUTE_MAX_T_IN:
         return "subsets"
-    return "patterns" if m <= PATTERN_ROUTE_MAX_M else "merging"
+    return "patterns" if m <= PATTERN_ROUTE_MAX_M and not dgh else "merging"
 
 
 def candidates(codes: NDArray[np.integer], sizes: NDArray[np.integer], k: int,
                distinct: NDArray[np.integer] | None = None, p: int = 1,
-               max_all: int = MAX_ALL) -> Candidates | None:
+               max_all: int = MAX_ALL, joins: Joins | None = None,
+               cost: Callable[[NDArray[np.int32]], NDArray[np.int64]] | None = None
+               ) -> Candidates | None:
     """The usable candidates, cheapest first (ties: lexicographic vector order), or ``None``
     when the table has more than ``max_all`` suppressors.
 
@@ -182,18 +211,24 @@ def candidates(codes: NDArray[np.integer], sizes: NDArray[np.integer], k: int,
     ``distinct`` is ``(t_in, s)`` rows per (row type, sensitive value) and ``p`` the least
     number of distinct values a class holds; a candidate that cannot reach ``k`` rows or ``p``
     values from the row types it generalizes is dropped.
+
+    With hierarchies (Sec. 4.4) ``joins`` makes each candidate the lowest common ancestors of
+    a set of row types, and ``cost`` prices one row released as each vector (``omega_j``: the
+    objective of :mod:`starmin.algorithms.objective`); by default ``omega_j`` is the stars.
     """
     c32: NDArray[np.int32] = np.asarray(codes, dtype=np.int32)
-    how = route(*c32.shape)
-    vecs = (by_subsets(c32) if how == "subsets" else by_patterns(c32) if how == "patterns"
-            else by_merging(c32, max_all))
+    t_in, m = c32.shape
+    how = route(t_in, m, dgh=joins is not None)
+    vecs = (by_subsets(c32, joins) if how == "subsets" else by_patterns(c32)
+            if how == "patterns" else by_merging(c32, max_all, joins))
     if vecs is None or len(vecs) > max_all:
         return None
-    cov = covers(vecs, c32)
+    cov = covers(vecs, c32, joins)
     ok = cov @ np.asarray(sizes, dtype=np.int64) >= k
     if distinct is not None:
         ok &= ((cov.astype(np.int64) @ np.asarray(distinct, dtype=np.int64)) > 0).sum(axis=1) >= p
     vecs, cov = vecs[ok], cov[ok]
-    omega = (vecs == STAR).sum(axis=1).astype(np.int64)
+    omega = ((vecs == STAR).sum(axis=1).astype(np.int64) if cost is None
+             else np.asarray(cost(vecs), dtype=np.int64))
     order = np.argsort(omega, kind="stable")  # np.unique left them in lexicographic order
     return Candidates(vecs[order], omega[order], cov[order])

@@ -51,6 +51,9 @@ class PRowAssignment:
     """p-ROW ASSIGNMENT over fixed candidates: ``counts`` ``(t_in, |Sigma|)`` rows per
     (row type, sensitive value), at least ``k`` rows and ``p`` values per guessed class."""
 
+    unit = "stars"
+    """What the costs count, for messages (a DGH method sets ``"loss units"``)."""
+
     def __init__(self, counts: NDArray[np.integer], cand: Candidates, k: int, p: int) -> None:
         self.counts = np.asarray(counts, dtype=np.int64)
         self.cand = cand

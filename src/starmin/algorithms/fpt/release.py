@@ -25,9 +25,11 @@ import numpy as np
 
 from starmin.algorithms.base import AutoRun, Progress
 from starmin.algorithms.fpt.candidates import MAX_ALL, Candidates, candidates, route
+from starmin.algorithms.fpt.joins import Joins
 from starmin.algorithms.fpt.network import with_keys
 from starmin.algorithms.fpt.restricted import MAX_GUESSES, enumerate_guesses, guesses
 from starmin.algorithms.fpt.search import AssignmentProblem, branch_and_bound
+from starmin.algorithms.objective import CellCosts, loss_scale_reason, objective_option
 from starmin.data.rowtypes import RowTypes
 from starmin.errors import InvalidInput, StarminError
 from starmin.transform.plan import Guarantee, ReleasePlan
@@ -60,7 +62,8 @@ class Limits:
     flow_seconds: tuple[float, float]
 
 
-_CACHE: weakref.WeakKeyDictionary[RowTypes, dict[tuple[int, int, int], Candidates | None]] = \
+_CACHE: weakref.WeakKeyDictionary[RowTypes, dict[tuple[int, int, int, str],
+                                                   Candidates | None]] = \
     weakref.WeakKeyDictionary()
 
 
@@ -69,18 +72,28 @@ def restricting(rt: RowTypes, max_t_out: int | None) -> bool:
     return max_t_out is not None and max_t_out < rt.t_in
 
 
-def candidates_for(rt: RowTypes, k: int, p: int | None = None, restricted: bool = False
-                   ) -> Candidates | None:
+def candidates_for(rt: RowTypes, k: int, p: int | None = None, restricted: bool = False,
+                   objective: str | None = None) -> Candidates | None:
     """:func:`~.candidates.candidates` of ``rt`` for ``k`` (and ``p``), computed once per table
     (``supports``, the ``auto`` estimate and ``solve`` all need them); ``None`` when the table
     has more suppressors than the route may list (:data:`~.candidates.MAX_ALL`, or
-    :data:`MAX_ALL_RESTRICTED` for Proposition 2)."""
+    :data:`MAX_ALL_RESTRICTED` for Proposition 2).
+
+    ``objective`` (``"stars"`` or ``"loss"``) asks for the DGH candidates of Sec. 4.4 over
+    ``rt.dgh`` (lowest common ancestors, :mod:`.joins`) priced by that objective; with flat
+    hierarchies and ``"stars"`` they are the suppressors, built the suppression way."""
     per = _CACHE.setdefault(rt, {})
     cap = MAX_ALL_RESTRICTED if restricted else MAX_ALL
-    key = (k, 0 if p is None else p, cap)
+    key = (k, 0 if p is None else p, cap, objective or "")
     if key not in per:
-        per[key] = (candidates(rt.codes, rt.sizes, k, max_all=cap) if p is None
-                    else candidates(rt.codes, rt.sizes, k, rt.counts, p, max_all=cap))
+        joins = cost = None
+        if objective is not None:
+            joins = None if rt.dgh.is_flat else Joins.of(rt.dgh)
+            cost = CellCosts.of(rt.dgh, objective, rt.n).of_vectors
+        per[key] = (candidates(rt.codes, rt.sizes, k, max_all=cap, joins=joins, cost=cost)
+                    if p is None else
+                    candidates(rt.codes, rt.sizes, k, rt.counts, p, max_all=cap, joins=joins,
+                               cost=cost))
     return per[key]
 
 
@@ -125,11 +138,13 @@ def candidate_reason(name: str, limits: Limits, cand: Candidates | None, rt: Row
     return None
 
 
-def options(name: str, limits: Limits, given: dict[str, Any]) -> tuple[int | None, int]:
-    """``(max_t_out, max_nodes)`` from a solve call's options; unknown options are refused."""
-    unknown = sorted(set(given) - {"max_t_out", "max_nodes"})
+def options(name: str, limits: Limits, given: dict[str, Any],
+            known: tuple[str, ...] = ("max_t_out", "max_nodes")) -> tuple[int | None, int]:
+    """``(max_t_out, max_nodes)`` from a solve call's options; options not ``known`` are
+    refused (the DGH methods know ``max_nodes`` and ``objective``)."""
+    unknown = sorted(set(given) - set(known))
     if unknown:
-        raise InvalidInput(f"{name} takes the options max_t_out and max_nodes, not {unknown}")
+        raise InvalidInput(f"{name} takes the options {' and '.join(known)}, not {unknown}")
     max_t_out = given.get("max_t_out")
     max_nodes = given.get("max_nodes", limits.max_nodes)
     for label, v in (("max_t_out", max_t_out), ("max_nodes", max_nodes)):
@@ -139,17 +154,42 @@ def options(name: str, limits: Limits, given: dict[str, Any]) -> tuple[int | Non
     return (None if max_t_out is None else int(max_t_out)), int(max_nodes)
 
 
+def dgh_options(name: str, limits: Limits, given: dict[str, Any]) -> tuple[str, int]:
+    """``(objective, max_nodes)`` of a DGH method's solve call (Sec. 4.4): ``objective`` is
+    ``"stars"`` (default) or ``"loss"``; ``max_t_out`` is not offered (Proposition 2 is a
+    result on suppression)."""
+    objective = objective_option(name, given)
+    _, max_nodes = options(name, limits, given, known=("max_nodes", "objective"))
+    return objective, max_nodes
+
+
+def dgh_reason(name: str, limits: Limits, rt: RowTypes, k: int, p: int | None = None,
+               objective: str = "stars") -> str | None:
+    """``None`` when a DGH method (Sec. 4.4) can solve ``rt``: ``t_in`` within the limits, the
+    candidates (lowest common ancestors of sets of row types) within their number and, for
+    the loss objective, its integer scale within int64's headroom."""
+    return (size_reason(name, limits, rt)
+            or (loss_scale_reason(name, rt.dgh, rt.n) if objective == "loss" else None)
+            or candidate_reason(name, limits, candidates_for(rt, k, p, objective=objective),
+                                rt))
+
+
 def run(rt: RowTypes, problem: AssignmentProblem, *, name: str, guarantee: Guarantee,
         restricted_guarantee: Callable[[int], Guarantee], max_t_out: int | None,
         max_nodes: int, progress: Progress, sized_is_release: bool,
-        facts: dict[str, Any]) -> ReleasePlan:
+        facts: dict[str, Any], costs: CellCosts | None = None) -> ReleasePlan:
     """Search the guesses of ``problem`` and return the best as a plan.
 
     The certificate records the parameter (``t_in``; ``t_out`` of the release and the bound on
     ``t_out`` searched), the candidates, the flows solved and the optimum. Without a
     restricting ``max_t_out`` the optimum is the instance's and is the plan's
     ``lower_bound``; with ``max_t_out < t_in`` it is the optimum over releases with at most
-    that many classes (Proposition 2) and no lower bound is claimed."""
+    that many classes (Proposition 2) and no lower bound is claimed.
+
+    ``costs`` (the DGH methods, Sec. 4.4): the candidates' ``omega`` are that objective's
+    integer costs; the optimum is checked against the plan's cost under it, recorded with the
+    objective's value, and gives the plan's ``lower_bound`` only for the stars objective (the
+    lower bound of a plan counts stars: :meth:`CellCosts.stars_bound`)."""
     cand = problem.cand
     restricted = restricting(rt, max_t_out)
     if restricted:
@@ -166,19 +206,24 @@ def run(rt: RowTypes, problem: AssignmentProblem, *, name: str, guarantee: Guara
     o, t, key, c = with_keys(rt.counts, best)
     used = np.unique(o)
     parts = [(t[o == j], key[o == j], c[o == j]) for j in used.tolist()]
+    dgh = costs is not None and not rt.dgh.is_flat
     certificate = {
         "parameter": "(m, t_out)" if restricted else "t_in",
         "t_in": rt.t_in, "t_out": len(used), "t_out_searched": bound, "m": rt.m,
-        "candidates": cand.count, "candidate_route": route(rt.t_in, rt.m),
+        "candidates": cand.count, "candidate_route": route(rt.t_in, rt.m, dgh=dgh),
         "flows": out.flows, "pruned": out.pruned, "max_nodes": max_nodes,
         "optimum": best.cost, "restricted": restricted, **facts,
     }
+    if costs is not None:
+        certificate.update(costs.facts(best.cost, rt.n, rt.m))
+    claims = best.cost if costs is None else costs.stars_bound(best.cost)
     plan = ReleasePlan.from_vectors(
         rt, [cand.vectors[j] for j in used.tolist()], parts, name,
         restricted_guarantee(bound) if restricted else guarantee,
-        lower_bound=None if restricted else best.cost, certificate=certificate)
-    if plan.stars != best.cost or plan.t_out != len(used):
-        raise StarminError(f"{name}: the plan ({plan.stars} stars) differs from its flow "
+        lower_bound=None if restricted else claims, certificate=certificate)
+    cost = plan.stars if costs is None else costs.of_plan(plan.outputs, plan.class_sizes)
+    if cost != best.cost or plan.t_out != len(used):
+        raise StarminError(f"{name}: the plan (cost {cost}) differs from its flow "
                            f"({best.cost}); please report this as a bug with the input")
     return plan
 

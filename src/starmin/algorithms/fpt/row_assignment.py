@@ -38,6 +38,9 @@ class RowAssignment:
     """ROW ASSIGNMENT over fixed candidates: rows per row type ``sizes`` ``(t_in,)``, least
     class size ``k``. :meth:`solve` answers one guess (or relaxation of one)."""
 
+    unit = "stars"
+    """What the costs count, for messages (a DGH method sets ``"loss units"``)."""
+
     def __init__(self, sizes: NDArray[np.integer], cand: Candidates, k: int) -> None:
         self.sizes = np.asarray(sizes, dtype=np.int64)
         self.cand = cand

@@ -142,7 +142,8 @@ class _Search:
 
     def state(self) -> str:
         low = self.open[0][0] if self.open else "-"
-        return f"best {self.best.cost if self.best else '-'} stars, lower bound {low}"
+        unit = getattr(self.problem, "unit", "stars")
+        return f"best {self.best.cost if self.best else '-'} {unit}, lower bound {low}"
 
     def solve(self, guessed: Mask, usable: Mask) -> Assignment | None:
         if self.flows >= self.max_nodes:
