@@ -32,6 +32,7 @@ _MODULES = (
     "starmin.algorithms.heuristic.hilbert",
     "starmin.algorithms.heuristic.merge_repair",
     "starmin.algorithms.lp.lp_rounding",
+    "starmin.algorithms.recode.top_down",
 )
 
 
