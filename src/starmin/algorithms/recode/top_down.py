@@ -282,18 +282,23 @@ def _split(rt: RowTypes, model: PrivacyModel, trees: tuple[ColumnTree, ...], pai
     # labels within a class: own groups keep their number (< G), the rest is G
     lab = np.where(own[ginv], ginv, G)
     # the median cut on column j's depth-first order (Mondrian's numeric split)
-    cut_lab, cut_score = _median_cut(rt, model, trees, pairs, rank, part, idx, j, base)
-    better = cut_score > score + 1e-12
-    lab = np.where(better[p_of], G + 1 + cut_lab, lab)
-    return lab, np.where(better, cut_score, score)
+    for alternate in (False, True):
+        cut_lab, cut_score = _median_cut(rt, model, trees, pairs, rank, part, idx, j, base,
+                                         alternate)
+        better = cut_score > score + 1e-12
+        lab = np.where(better[p_of], G + 1 + cut_lab, lab)
+        score = np.where(better, cut_score, score)
+    return lab, score
 
 
 def _median_cut(rt: RowTypes, model: PrivacyModel, trees: tuple[ColumnTree, ...],
                 pairs: Pairs, rank: IntArray, part: IntArray, idx: IntArray, j: int,
-                base: FloatArray) -> tuple[IntArray, FloatArray]:
+                base: FloatArray, alternate: bool = False) -> tuple[IntArray, FloatArray]:
     """Cut every open class in two halves of about equal rows along column ``j``'s
-    depth-first order (ties by the other columns' ranks). Labels 0/1 and scores as
-    :func:`_split` (``-inf`` unless both halves satisfy the model)."""
+    depth-first order (ties by the other columns' ranks), or (``alternate``) deal its pairs
+    in that order to the two halves in turn, which keeps both halves' sensitive values
+    alike (diversity, closeness). Labels 0/1 and scores as :func:`_split` (``-inf`` unless
+    both halves satisfy the model)."""
     nparts = int(part.max()) + 1 if len(part) else 0
     m = rank.shape[1]
     p_of = part[idx]
@@ -306,7 +311,11 @@ def _median_cut(rt: RowTypes, model: PrivacyModel, trees: tuple[ColumnTree, ...]
     start = np.r_[0.0, cum[:-1]]
     first = np.r_[True, po[1:] != po[:-1]]
     before = start - np.maximum.accumulate(np.where(first, start, 0.0))  # rows before, in class
-    side = (before + cnt / 2.0 >= total[po] / 2.0).astype(np.int64)
+    if alternate:
+        pos = np.arange(len(po))
+        side = (pos - np.maximum.accumulate(np.where(first, pos, 0))) % 2
+    else:
+        side = (before + cnt / 2.0 >= total[po] / 2.0).astype(np.int64)
     sub = np.empty(len(idx), dtype=np.int64)
     sub[order] = po * 2 + side
     _, dense = np.unique(sub, return_inverse=True)
