@@ -114,7 +114,7 @@ def set_partitions(items: list[int]) -> Iterator[list[list[int]]]:
     first, rest = items[0], items[1:]
     for part in set_partitions(rest):
         for i in range(len(part)):
-            yield part[:i] + [[first, *part[i]]] + part[i + 1:]
+            yield [*part[:i], [first, *part[i]], *part[i + 1:]]
         yield [[first], *part]
 
 
@@ -274,7 +274,8 @@ def people(n: int = 160, seed: int = 4) -> pl.DataFrame:
 
 
 @pytest.mark.parametrize("params", [
-    {"k": 4}, {"l": 2}, {"l": 3, "l_kind": "distinct"}, {"k": 3, "p": 2}, {"t": 0.3}, {"k": 4, "t": 0.4},
+    {"k": 4}, {"l": 2}, {"l": 3, "l_kind": "distinct"}, {"k": 3, "p": 2}, {"t": 0.3},
+    {"k": 4, "t": 0.4},
 ])
 def test_objective_loss_through_anonymize(params: dict[str, object]) -> None:
     df = people()

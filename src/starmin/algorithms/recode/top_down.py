@@ -175,17 +175,29 @@ def specialize(rt: RowTypes, model: PrivacyModel, trees: tuple[ColumnTree, ...],
     return part, X, rounds
 
 
+def _by_key(keys: IntArray, values: NDArray[Any], size: int, ufunc: np.ufunc,
+            fill: float | int) -> NDArray[Any]:
+    """``ufunc``-reduce ``values`` (rows) by ``keys`` into ``size`` slots (``fill`` where no
+    key): a sort and ``reduceat``, much faster than ``ufunc.at``."""
+    out = np.full((size, *values.shape[1:]), fill, dtype=values.dtype)
+    if len(keys) == 0:
+        return out
+    order = np.argsort(keys, kind="stable")
+    ks = keys[order]
+    starts = np.flatnonzero(np.r_[True, ks[1:] != ks[:-1]])
+    out[ks[starts]] = ufunc.reduceat(values[order], starts, axis=0)
+    return out
+
+
 def _generalizers(trees: tuple[ColumnTree, ...], rank: IntArray, part: IntArray,
                   nparts: int) -> NDArray[np.int32]:
     """``(nparts, m)``: each class's lowest common ancestor per column."""
     m = len(trees)
     X = np.empty((nparts, m), dtype=np.int32)
+    lo = _by_key(part, rank, nparts, np.minimum, 0)
+    hi = _by_key(part, rank, nparts, np.maximum, 0)
     for j, t in enumerate(trees):
-        lo = np.full(nparts, np.iinfo(np.int64).max)
-        hi = np.full(nparts, -1)
-        np.minimum.at(lo, part, rank[:, j])
-        np.maximum.at(hi, part, rank[:, j])
-        X[:, j] = t.lca_of_ranks(lo, hi)
+        X[:, j] = t.lca_of_ranks(lo[:, j], hi[:, j])
     return X
 
 
@@ -204,11 +216,13 @@ class _Groups:
         self.rows = np.bincount(sub, weights=cnt, minlength=G)
         self.hist = np.bincount(sub * s + pairs.key_of[idx], weights=cnt,
                                 minlength=G * s).reshape(G, s).astype(np.int64)
-        m = rank.shape[1]
-        self.lo = np.full((G, m), np.iinfo(np.int64).max)
-        self.hi = np.full((G, m), -1, dtype=np.int64)
-        np.minimum.at(self.lo, sub, rank[idx])
-        np.maximum.at(self.hi, sub, rank[idx])
+        order = np.argsort(sub, kind="stable")
+        ks = sub[order]
+        starts = np.flatnonzero(np.r_[True, ks[1:] != ks[:-1]]) if len(ks) else \
+            np.zeros(0, np.int64)
+        r = rank[idx[order]]
+        self.lo = np.minimum.reduceat(r, starts, axis=0) if len(ks) else r
+        self.hi = np.maximum.reduceat(r, starts, axis=0) if len(ks) else r
 
 
 def _cost(trees: tuple[ColumnTree, ...], lo: IntArray, hi: IntArray,
@@ -239,12 +253,9 @@ def _split(rt: RowTypes, model: PrivacyModel, trees: tuple[ColumnTree, ...], pai
     # the rest: failing groups pooled per class
     fail = ~ok
     r_rows = np.bincount(gpart[fail], weights=rows[fail], minlength=nparts).astype(np.float64)
-    r_hist = np.zeros((nparts, s), dtype=np.int64)
-    np.add.at(r_hist, gpart[fail], hist[fail])
-    r_lo = np.full((nparts, len(trees)), np.iinfo(np.int64).max)
-    r_hi = np.full((nparts, len(trees)), -1, dtype=np.int64)
-    np.minimum.at(r_lo, gpart[fail], lo[fail])
-    np.maximum.at(r_hi, gpart[fail], hi[fail])
+    r_hist = _by_key(gpart[fail], hist[fail], nparts, np.add, 0)
+    r_lo = _by_key(gpart[fail], lo[fail], nparts, np.minimum, np.iinfo(np.int64).max)
+    r_hi = _by_key(gpart[fail], hi[fail], nparts, np.maximum, -1)
     has_rest = r_rows > 0
     r_ok = np.ones(nparts, dtype=bool)
     if has_rest.any():
@@ -282,9 +293,9 @@ def _split(rt: RowTypes, model: PrivacyModel, trees: tuple[ColumnTree, ...], pai
     # labels within a class: own groups keep their number (< G), the rest is G
     lab = np.where(own[ginv], ginv, G)
     # the median cut on column j's depth-first order (Mondrian's numeric split)
-    for alternate in (False, True):
+    for how in ("median", "alternate", "stratified"):
         cut_lab, cut_score = _median_cut(rt, model, trees, pairs, rank, part, idx, j, base,
-                                         alternate)
+                                         how)
         better = cut_score > score + 1e-12
         lab = np.where(better[p_of], G + 1 + cut_lab, lab)
         score = np.where(better, cut_score, score)
@@ -293,31 +304,37 @@ def _split(rt: RowTypes, model: PrivacyModel, trees: tuple[ColumnTree, ...], pai
 
 def _median_cut(rt: RowTypes, model: PrivacyModel, trees: tuple[ColumnTree, ...],
                 pairs: Pairs, rank: IntArray, part: IntArray, idx: IntArray, j: int,
-                base: FloatArray, alternate: bool = False) -> tuple[IntArray, FloatArray]:
-    """Cut every open class in two halves of about equal rows along column ``j``'s
-    depth-first order (ties by the other columns' ranks), or (``alternate``) deal its pairs
-    in that order to the two halves in turn, which keeps both halves' sensitive values
-    alike (diversity, closeness). Labels 0/1 and scores as :func:`_split` (``-inf`` unless
-    both halves satisfy the model)."""
+                base: FloatArray, how: str = "median") -> tuple[IntArray, FloatArray]:
+    """Cut every open class in two along column ``j``'s depth-first order (ties by row type,
+    i.e. by the other columns' codes): ``median``, halves of about equal rows;
+    ``alternate``, its pairs dealt to the two halves in turn; ``stratified``, each sensitive
+    key's rows cut at their own median, so both halves keep the class's distribution of
+    sensitive values up to a row per key (diversity, closeness). Labels 0/1 and scores as
+    :func:`_split` (``-inf`` unless both halves satisfy the model)."""
     nparts = int(part.max()) + 1 if len(part) else 0
-    m = rank.shape[1]
     p_of = part[idx]
-    keys = (*(rank[idx, c] for c in range(m) if c != j), rank[idx, j], p_of)
-    order = np.lexsort(keys)
+    seg_of = p_of * rt.s + pairs.key_of[idx] if how == "stratified" else p_of
+    order = np.lexsort((pairs.type_of[idx], rank[idx, j], seg_of))
     cnt = pairs.count[idx][order]
-    po = p_of[order]
-    total = np.bincount(po, weights=cnt, minlength=nparts)
+    po = seg_of[order]
+    total = np.bincount(po, weights=cnt, minlength=int(po.max()) + 1 if len(po) else 0)
     cum = np.cumsum(cnt)
     start = np.r_[0.0, cum[:-1]]
     first = np.r_[True, po[1:] != po[:-1]]
     before = start - np.maximum.accumulate(np.where(first, start, 0.0))  # rows before, in class
-    if alternate:
+    if how == "alternate":
         pos = np.arange(len(po))
         side = (pos - np.maximum.accumulate(np.where(first, pos, 0))) % 2
-    else:
-        side = (before + cnt / 2.0 >= total[po] / 2.0).astype(np.int64)
+    else:  # a pair across the middle goes by the parity of its segment in its class
+        mid = before + cnt / 2.0 - total[po] / 2.0
+        pc = p_of[order]
+        seg = np.cumsum(first)
+        head = np.maximum.accumulate(np.where(np.r_[True, pc[1:] != pc[:-1]],
+                                              np.arange(len(pc)), 0))
+        parity = (seg - seg[head]) % 2
+        side = np.where(mid > 1e-9, 1, np.where(mid < -1e-9, 0, parity)).astype(np.int64)
     sub = np.empty(len(idx), dtype=np.int64)
-    sub[order] = po * 2 + side
+    sub[order] = p_of[order] * 2 + side
     _, dense = np.unique(sub, return_inverse=True)
     dense = np.asarray(dense).reshape(-1)
     gr = _Groups(rt, pairs, rank, part, idx, dense)
