@@ -52,7 +52,7 @@ def run(code: str) -> dict[str, Any]:
         qi, sens, model = QI8, "occupation", DistinctLDiversity(int(value))
     else:
         qi, sens = QI8, "occupation"
-        model = TCloseness(value, HierarchicalDistance(hierarchy_rows("occupation")))
+        model = TCloseness(value, HierarchicalDistance(tuple(hierarchy_rows("occupation"))))
     files = {c: str(ARX / f"adult_hierarchy_{c}.csv") for c in qi}
     t0 = time.process_time()
     rel = starmin.anonymize(str(ARX / "adult.csv"), qi, sens, model, hierarchies=files,

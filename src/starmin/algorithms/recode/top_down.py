@@ -241,7 +241,6 @@ def _split(rt: RowTypes, model: PrivacyModel, trees: tuple[ColumnTree, ...], pai
     in its class after the split (``(len(idx),)``) and each class's score (cost saved;
     ``-inf``: no legal split)."""
     nparts = len(X)
-    s = rt.s
     p_of = part[idx]
     child = trees[j].child_toward(X[p_of, j], leaf[idx, j]).astype(np.int64)
     width = trees[j].col.nodes + 2
