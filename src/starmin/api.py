@@ -368,14 +368,15 @@ def anonymize(
 def _loss_bound(rt: RowTypes, model: PrivacyModel, plan: ReleasePlan, say: Progress
                 ) -> dict[str, Any]:
     """The certified lower bound on Iyengar's loss (:mod:`starmin.algorithms.loss_bound`):
-    the plan's own when its method computed one, else the per-row bound."""
-    from starmin.algorithms.loss_bound import loss_lower_bound
+    the plan's own when its method computed one, else the per-row bound (and the LP over
+    node vectors on small tables)."""
+    from starmin.algorithms.loss_bound import certified_loss_bound
 
     own = plan.certificate.get("loss_lower_bound")
     if isinstance(own, Mapping):
         return dict(own)
-    say("certified lower bound on the loss (per-row bound over the level patterns)")
-    return loss_lower_bound(rt, model, progress=say).as_dict()
+    say("certified lower bound on the loss (per-row bound; the LP on small tables)")
+    return certified_loss_bound(rt, model, progress=say).as_dict()
 
 
 def _check_attributes(attributes: object, method: object) -> None:

@@ -40,6 +40,11 @@ their *floor* ``f(L) = sum_j min_v cost(up[L_j](v_j))``; a pattern is grouped (o
 a pattern of floor ``F``, every pattern left costs each row type at least ``F``, so
 ``min(b(v), F)`` is still a valid bound (reported with ``complete = False``).
 
+**The LP bound.** On small tables (level patterns x row types at most :data:`LP_MAX_WORK`)
+the LP over node vectors (:mod:`starmin.algorithms.lp.loss_colgen`, column generation with
+a certificate) is usually tighter; :func:`certified_loss_bound` returns the better of the two
+(``kind`` ``"lp"`` or ``"row"``).
+
 Complexity: ``O(patterns x t_in x m)`` array work, ``O(t_in log t_in)`` per grouped pattern.
 
 References: Iyengar 2002, Sec. 3.1 (LM); Bredereck et al., Sec. 4.4 (releases of a class are
@@ -74,8 +79,10 @@ class LossBound:
 
     ``total``: on the sum over the ``n x m`` QI cells; ``average``: on the average over them
     (the report's ``loss``); ``kind``: how it was obtained (``"row"``: the per-row bound of
-    this module; ``"zero"``: nothing computed); ``complete``: the enumeration finished (else a
-    work limit stopped it and the floor was used); ``patterns``: level patterns grouped."""
+    this module; ``"lp"``: the LP over node vectors; ``"zero"``: nothing computed);
+    ``complete``: the enumeration finished (else a work limit stopped it and the floor was
+    used; for ``"lp"``: pricing found nothing more, the LP optimum); ``patterns``: level
+    patterns grouped by the per-row bound."""
 
     total: float
     average: float
@@ -209,3 +216,34 @@ class _Admissible:
                 cheapest = np.where(np.isfinite(near), near, 1e9) @ p
                 ok &= cheapest <= t + 1e-9
         return ok
+
+
+LP_MAX_WORK = 300_000
+"""Most (level pattern x row type) pairs for which :func:`certified_loss_bound` also runs the
+LP over node vectors (every pattern is priced every round)."""
+
+
+def certified_loss_bound(rt: RowTypes, model: PrivacyModel, objective: str = "loss", *,
+                         max_patterns: int = MAX_PATTERNS, progress: Progress = silent
+                         ) -> LossBound:
+    """The best certified bound available: the per-row bound of this module and, on tables
+    where level patterns x row types is at most :data:`LP_MAX_WORK`, the LP
+    bound over node vectors (:mod:`starmin.algorithms.lp.loss_colgen`), for each relaxation
+    of the model (each bounds the optimum; the largest is kept)."""
+    row = loss_lower_bound(rt, model, objective, max_patterns=max_patterns, progress=progress)
+    from starmin.algorithms.lp.loss_colgen import loss_column_generation, pattern_count
+
+    if rt.n == 0 or rt.m == 0 or pattern_count(rt) * rt.t_in > LP_MAX_WORK:
+        return row
+    from starmin.algorithms.lp.relaxation import relaxations
+
+    best = row
+    for rel in relaxations(model, rt):
+        lp = loss_column_generation(rt, rel, objective, progress=progress)
+        if lp is None:
+            break
+        total = lp.bound
+        if total > best.total + 1e-9:
+            best = LossBound(total, total / (rt.n * rt.m), objective, "lp", lp.complete,
+                             row.patterns)
+    return best

@@ -112,9 +112,9 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     cert: dict[str, Any] = {"objective": objective, "rounds": rounds,
                             "objective_value": round(cost, 9), "seed": seed}
     if objective == "loss" and options.get("bound", True):
-        from starmin.algorithms.loss_bound import loss_lower_bound
+        from starmin.algorithms.loss_bound import certified_loss_bound
 
-        lb = loss_lower_bound(rt, model, progress=say)
+        lb = certified_loss_bound(rt, model, progress=say)
         cert["loss_lower_bound"] = lb.as_dict()
     plan = ReleasePlan.from_vectors(rt, vectors, groups, NAME, GUARANTEE, certificate=cert)
     say(f"{NAME}: {len(groups):,} classes after {rounds} rounds, {objective} "
