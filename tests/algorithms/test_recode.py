@@ -320,3 +320,21 @@ def test_grid_of_costs_is_monotone() -> None:
             for node, par in product(range(col.nodes), [None]):
                 del par
                 assert t.cost[col.parent[node]] >= t.cost[node]
+
+
+def test_start_refines_another_methods_classes() -> None:
+    """``start='m-approx'``: recode refines m-approx's classes; the loss is at most that of
+    m-approx's classes released as their lowest common ancestors, and the release verifies."""
+    from starmin.algorithms.approx import m_approx
+    from starmin.transform.generalize import lowest_nodes
+
+    for seed in range(4):
+        rt = random_table(seed, n=12, m=3)
+        base = lowest_nodes(m_approx.solve(rt, KAnonymity(2)), rt)
+        plan = top_down.solve(rt, KAnonymity(2), objective="loss", bound=False,
+                              start="m-approx")
+        plan.validate(rt)
+        assert plan.certificate["start"] == "m-approx"
+        assert total_loss(plan, rt) <= total_loss(base, rt) + 1e-9
+    with pytest.raises(InvalidInput, match="must name another registered method"):
+        top_down.solve(rt, KAnonymity(2), start="recode")

@@ -76,7 +76,7 @@ GUARANTEE = Guarantee(
     "LeFevre et al. 2006 Sec. 4 (Mondrian); Xu et al. 2006 Sec. 4; Iyengar 2002 Sec. 3.1; "
     "Bredereck et al. Sec. 4.4",
 )
-_OPTIONS = {"objective", "max_rounds", "bound"}
+_OPTIONS = {"objective", "max_rounds", "bound", "start"}
 
 
 def supports(model: PrivacyModel, rt: RowTypes) -> str | None:
@@ -98,8 +98,9 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     objective = check_objective(options.get("objective", "stars"))
     max_rounds = int(options.get("max_rounds", MAX_ROUNDS))
     trees = column_trees(rt.dgh, objective)
-    pairs = Pairs.of(rt)
-    part, X, rounds = specialize(rt, model, trees, pairs, max_rounds=max_rounds, progress=say)
+    pairs, start = _start(rt, model, options.get("start"), seed, say)
+    part, X, rounds = specialize(rt, model, trees, pairs, max_rounds=max_rounds, start=start,
+                                 progress=say)
     vectors, groups = [], []
     order = np.argsort(part, kind="stable")
     cuts = np.flatnonzero(np.diff(part[order])) + 1
@@ -110,6 +111,7 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
         groups.append((pairs.type_of[idx], pairs.key_of[idx], pairs.count[idx]))
     cost = float((vector_cost(trees, X[part]) * pairs.count).sum())
     cert: dict[str, Any] = {"objective": objective, "rounds": rounds,
+                            "start": options.get("start") or "whole table",
                             "objective_value": round(cost, 9), "seed": seed}
     if objective == "loss" and options.get("bound", True):
         from starmin.algorithms.loss_bound import certified_loss_bound
@@ -122,19 +124,49 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     return plan
 
 
+def _start(rt: RowTypes, model: PrivacyModel, method: object, seed: int, say: Progress
+           ) -> tuple[Pairs, IntArray | None]:
+    """The pairs to work on and the partition to refine: the whole table (``method`` None),
+    or the classes of another registered method's release (its plan's entries become the
+    pairs, since a plan may split a pair's rows between classes)."""
+    if method is None:
+        return Pairs.of(rt), None
+    from starmin.algorithms import registry
+
+    if not isinstance(method, str) or method == NAME:
+        raise InvalidInput(f"start={method!r} must name another registered method, e.g. "
+                           "start='merge-repair'")
+    algo = registry.get(method)
+    reason = algo.supports(model, rt)
+    if reason is not None:
+        raise InvalidInput(f"start={method!r} cannot solve this instance: {reason}")
+    plan = algo.solve(rt, model, seed=seed, progress=say)
+    live = plan.count > 0
+    _, cls = np.unique(plan.outputs, axis=0, return_inverse=True)
+    cls = np.asarray(cls, dtype=np.int64).reshape(-1)
+    return (Pairs(plan.type_idx[live], plan.key_idx[live], plan.count[live]),
+            cls[plan.out_idx[live]])
+
+
 def specialize(rt: RowTypes, model: PrivacyModel, trees: tuple[ColumnTree, ...],
-               pairs: Pairs, *, max_rounds: int = MAX_ROUNDS,
+               pairs: Pairs, *, max_rounds: int = MAX_ROUNDS, start: IntArray | None = None,
                progress: Progress = silent) -> tuple[IntArray, NDArray[np.int32], int]:
     """The top-down specialization of the module docstring: each pair's class ``(P,)``, each
-    class's output vector ``(classes, m)``, and the rounds made."""
+    class's output vector ``(classes, m)``, and the rounds made. ``start``: each pair's
+    class in a partition to refine (every class satisfying the model; default: one class)."""
     m = rt.m
     P = pairs.P
     leaf = rt.codes[pairs.type_of].astype(np.int64)                  # (P, m)
     rank = np.stack([trees[j].rank[leaf[:, j]] for j in range(m)], axis=1) if m else \
         np.zeros((P, 0), np.int64)
-    part = np.zeros(P, dtype=np.int64)
-    X = _generalizers(trees, rank, part, 1)
-    active = np.ones(1, dtype=bool)
+    if start is None:
+        part = np.zeros(P, dtype=np.int64)
+    else:
+        _, inv = np.unique(np.asarray(start, dtype=np.int64), return_inverse=True)
+        part = np.asarray(inv, dtype=np.int64).reshape(-1)
+    nstart = int(part.max()) + 1 if P else 1
+    X = _generalizers(trees, rank, part, nstart)
+    active = np.ones(nstart, dtype=bool)
     rounds = 0
     while active.any() and rounds < max_rounds:
         rounds += 1
