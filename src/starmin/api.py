@@ -67,7 +67,8 @@ class Release:
 
 
 def solve(rt: RowTypes, model: PrivacyModel, method: str = "auto", *, seed: int = 0,
-          progress: Progress | None = None, **options: Any) -> ReleasePlan:
+          progress: Progress | None = None, objective: str = "stars",
+          **options: Any) -> ReleasePlan:
     """Run one algorithm on row types. ``method="auto"`` runs the portfolio
     (:mod:`starmin.algorithms.portfolio`: the applicable methods within a work budget, the
     release with the fewest stars; ``plan.certificate["portfolio"]`` lists what it did),
@@ -75,17 +76,30 @@ def solve(rt: RowTypes, model: PrivacyModel, method: str = "auto", *, seed: int 
     method; ``auto`` takes only ``budget`` (work units, default
     :data:`starmin.algorithms.portfolio.BUDGET`): each member runs with its own settings.
 
-    When ``rt`` carries hierarchies (:meth:`RowTypes.with_hierarchies`), each star of the
-    chosen plan is then released as the most specific node its class shares
-    (:func:`starmin.transform.generalize.lowest_nodes`): the same classes, fewer stars."""
-    return _solve(rt, model, method, seed=seed, progress=progress, **options)[0]
+    ``objective``: ``"stars"`` (the default) or ``"loss"`` (Iyengar's loss over the
+    hierarchies ``rt`` carries; :func:`loss_methods` lists the methods that minimize it, and
+    ``auto`` / ``exact`` choose among them).
+
+    When ``rt`` carries hierarchies (:meth:`RowTypes.with_hierarchies`) and the objective is
+    stars, each star of the chosen plan is then released as the most specific node its class
+    shares (:func:`starmin.transform.generalize.lowest_nodes`): the same classes, fewer
+    stars. Loss-minimizing methods release each class as that node already."""
+    return _solve(rt, model, method, seed=seed, progress=progress, objective=objective,
+                  **options)[0]
 
 
 def _solve(rt: RowTypes, model: PrivacyModel, method: str = "auto", *, seed: int = 0,
-           progress: Progress | None = None, time_limit: float | None = None, **options: Any
+           progress: Progress | None = None, objective: str = "stars",
+           time_limit: float | None = None, **options: Any
            ) -> tuple[ReleasePlan, list[Any] | None]:
     """:func:`solve`, and the portfolio's trials for ``auto`` (``None`` otherwise)."""
+    check_objective(objective)
     check_feasible(model, rt)
+    if time_limit is not None and objective != "stars":
+        raise InvalidInput(f"--time-limit applies to methods that minimize stars (the exact "
+                           f"MILP): drop it, or drop {param('objective', objective)}")
+    if objective == "loss":
+        return _solve_loss(rt, model, method, seed=seed, progress=progress, **options), None
     if time_limit is not None:
         return _solve_timed(rt, model, method, time_limit, seed=seed, progress=progress,
                             **options)
@@ -151,6 +165,61 @@ def _check_timed_method(method: str) -> list[str]:
     return timed
 
 
+def loss_methods() -> list[str]:
+    """The registered methods that can minimize Iyengar's loss (``"loss"`` in their
+    ``Algorithm.objectives``), in registry order."""
+    return [n for n, a in registry.algorithms().items() if "loss" in a.objectives]
+
+
+def _solve_loss(rt: RowTypes, model: PrivacyModel, method: str, *, seed: int,
+                progress: Progress | None, **options: Any) -> ReleasePlan:
+    """The loss objective: ``auto`` runs the first exact loss method that supports the
+    instance, else every other loss method, and keeps the release of least loss (ties:
+    registry order); ``exact`` the first exact one; a named method must list ``"loss"``."""
+    from starmin.algorithms.recode.node_costs import column_trees, vector_cost
+
+    table = registry.algorithms()
+    able = loss_methods()
+    say = progress or silent
+    if method not in ("auto", "exact"):
+        algo = registry.get(method)
+        if "loss" not in algo.objectives:
+            raise InvalidInput(f"method {method!r} minimizes stars only, not "
+                               f"{param('objective', 'loss')}: use a method that can "
+                               f"({', '.join(able)}), or --method auto")
+        chosen = [algo]
+    else:
+        exact = [table[n] for n in able if table[n].guarantee.kind in ("exact", "fpt")
+                 and table[n].supports(model, rt) is None]
+        if method == "exact" and not exact:
+            reasons = "; ".join(f"{n}: {table[n].supports(model, rt)}" for n in able
+                                if table[n].guarantee.kind in ("exact", "fpt"))
+            raise InvalidInput(f"no exact method minimizes {param('objective', 'loss')} on "
+                               f"this table ({reasons or 'none is registered'})")
+        if method == "auto" and options:
+            raise InvalidInput(f"options {sorted(options)} need a named method: pass "
+                               "method='NAME'")
+        chosen = exact[:1] or [table[n] for n in able
+                               if table[n].guarantee.kind not in ("exact", "fpt")
+                               and table[n].supports(model, rt) is None]
+        if not chosen:
+            raise InvalidInput(f"no method minimizes {param('objective', 'loss')} on this "
+                               f"table (methods that can: {', '.join(able)})")
+    trees = column_trees(rt.dgh, "loss")
+    best: tuple[float, ReleasePlan] | None = None
+    for algo in chosen:
+        reason = algo.supports(model, rt)
+        if reason is not None:
+            raise InvalidInput(f"method {algo.name!r} cannot solve this instance: {reason}")
+        plan = algo.solve(rt, model, seed=seed, progress=say, objective="loss", **options)
+        plan.validate(rt)
+        cost = float((vector_cost(trees, plan.outputs) * plan.class_sizes).sum())
+        if best is None or cost < best[0] - 1e-12:
+            best = (cost, plan)
+    assert best is not None
+    return best[1]
+
+
 def _lowest_nodes(plan: ReleasePlan, rt: RowTypes) -> ReleasePlan:
     """Each star as the lowest common ancestor of its class, when ``rt`` has hierarchies."""
     if rt.hierarchies is None or rt.hierarchies.is_flat:
@@ -166,18 +235,14 @@ OBJECTIVES = ("stars", "loss")
 
 
 def check_objective(objective: object) -> None:
-    """Only ``stars`` is honored: no algorithm minimizes hierarchy loss yet."""
-    if objective == "stars":
+    """``stars`` (the default) or ``loss`` (Iyengar's loss over the hierarchies; with none,
+    every column is suppression only and the loss is the star count with each column weighted
+    alike, so it ranks releases as stars do)."""
+    if objective in OBJECTIVES:
         return
-    if objective == "loss":
-        raise InvalidInput(
-            f"{param('objective', 'loss')} is not available yet: no algorithm in starmin "
-            "minimizes hierarchy loss (issue 9, part 4). Use "
-            f"{param('objective', 'stars')} (the default): with hierarchies, the star-minimal "
-            "classes are released with each star replaced by the most specific node its "
-            "class shares, and the report gives the loss measures")
     raise InvalidInput(f"{param('objective', objective)} is not an objective: use "
-                       f"{param('objective', 'stars')}")
+                       f"{param('objective', 'stars')} (the default) or "
+                       f"{param('objective', 'loss')}")
 
 
 def lower_bounds(rt: RowTypes, model: PrivacyModel, progress: Progress | None = None
@@ -261,10 +326,13 @@ def anonymize(
     Generalization (docs/hierarchies.md): ``hierarchies`` maps QI columns to ARX hierarchy
     CSV files (or :class:`~starmin.transform.hierarchy.Hierarchy` objects); ``generalize=True``
     gives every other QI column its built-in hierarchy (intervals, masking or flat). Then a
-    released cell may be an ancestor of its value: the method still minimizes stars, and each
-    star is released as the most specific node its class shares; the verifier also checks
-    every released cell against the input and the hierarchies. Without either, the release
-    is suppression only (a value or ``*``). ``objective``: only ``"stars"`` is available.
+    released cell may be an ancestor of its value. With ``objective="stars"`` (the default)
+    the method minimizes stars and each star is released as the most specific node its class
+    shares; with ``objective="loss"`` a loss method (:func:`loss_methods`; ``auto`` picks
+    among them) minimizes Iyengar's loss. The verifier also checks every released cell
+    against the input and the hierarchies. Without either, the release is suppression only
+    (a value or ``*``). With hierarchies or the loss objective the report carries a
+    certified lower bound on the loss (``report["measures"]["loss_bound"]``).
 
     ``time_limit`` (seconds; none by default) is a wall-clock limit for the methods that
     honor one (``milp``, and ``method="exact"`` when it picks ``milp``): stopped early, they
@@ -286,10 +354,16 @@ def anonymize(
         from starmin.algorithms.base import check_time_limit
 
         check_time_limit(time_limit)
+        if objective != "stars":
+            raise InvalidInput(f"--time-limit applies to methods that minimize stars (the "
+                               f"exact MILP): drop it, or drop {param('objective', objective)}")
         if attributes:
             raise InvalidInput("--time-limit does not apply to --attributes (an exact search "
                                "under work limits): drop one of them")
         _check_timed_method(method)
+    if attributes and objective != "stars":
+        raise InvalidInput(f"attributes=True suppresses whole columns: drop "
+                           f"{param('objective', objective)}")
     if not isinstance(generalize, bool):
         raise InvalidInput(f"{param('generalize', generalize)} must be True or False")
     schema = Schema.of(qi, sensitive, identifiers)
@@ -319,7 +393,7 @@ def anonymize(
         plan.validate(rt)
     else:
         plan, trials = _solve(rt, the_model, method, seed=seed, progress=say,
-                              time_limit=time_limit)
+                              objective=objective, time_limit=time_limit)
     timings["solve"] = time.perf_counter() - t0
     say(f"{plan.method}: {plan.stars} stars ({timings['solve']:.2f} s)")
     gen = plan.certificate.get("generalization")
@@ -333,6 +407,9 @@ def anonymize(
         bounds = dict(known)  # the algorithm already computed the k-anonymity bounds
     else:
         bounds = lower_bounds(rt, the_model, progress=say)
+    loss_bound = None
+    if resolved is not None or objective == "loss":
+        loss_bound = _loss_bound(rt, the_model, plan, say)
     timings["lower_bounds"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     released = engine.apply_plan(encoded, plan, seed=seed)
@@ -343,7 +420,7 @@ def anonymize(
     verdict = verify(released, schema.qi, schema.sensitive, [the_model], **cells)
     timings["verify"] = time.perf_counter() - t0
     report = build_report(data, rt, schema, the_model, plan, bounds, verdict, timings, seed,
-                          portfolio=trials)
+                          portfolio=trials, objective=objective, loss_bound=loss_bound)
     if not verdict.passed:
         raise VerificationFailed(
             f"the release from {plan.method} failed independent verification "
@@ -351,6 +428,20 @@ def anonymize(
         )
     return Release(as_kind_of(data, released), plan, verdict, report, frame=released,
                    separator=_separator_of(data))
+
+
+def _loss_bound(rt: RowTypes, model: PrivacyModel, plan: ReleasePlan, say: Progress
+                ) -> dict[str, Any]:
+    """The certified lower bound on Iyengar's loss (:mod:`starmin.algorithms.loss_bound`):
+    the plan's own when its method computed one, else the per-row bound (and the LP over
+    node vectors on small tables)."""
+    from starmin.algorithms.loss_bound import certified_loss_bound
+
+    own = plan.certificate.get("loss_lower_bound")
+    if isinstance(own, Mapping):
+        return dict(own)
+    say("certified lower bound on the loss (per-row bound; the LP on small tables)")
+    return certified_loss_bound(rt, model, progress=say).as_dict()
 
 
 def _check_attributes(attributes: object, method: object) -> None:

@@ -127,8 +127,9 @@ def test_bad_hierarchy_files_are_one_clear_error(
 def test_flag_errors(data: Path, tmp_path: Path, zip_file: Path,
                      capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "x.csv"
-    assert anonymize(data, out, "--objective", "loss") == 2
-    assert "--objective loss is not available yet: no algorithm" in capsys.readouterr().err
+    assert anonymize(data, out, "--objective", "loss") == 2  # with --method m-approx
+    assert ("method 'm-approx' minimizes stars only, not --objective loss: use a method that "
+            "can (recode") in capsys.readouterr().err
     assert anonymize(data, out, "--hierarchy", f"dis={zip_file}") == 2
     assert "column 'dis', which is not a quasi-identifier" in capsys.readouterr().err
     assert anonymize(data, out, "--hierarchy", f"zip={zip_file}", "--hierarchy",
@@ -160,8 +161,9 @@ def test_python_argument(zip_file: Path) -> None:
     assert gen.plan.certificate["generalization"]["generalized_cells"] > 0
     assert gen.verification.cells is not None and gen.verification.cells.hierarchies == (
         "age", "zip")
-    with pytest.raises(InvalidInput, match="objective='loss' is not available yet"):
-        starmin.anonymize(df, QI, k=4, objective="loss")
+    with pytest.raises(InvalidInput, match="'m-approx' minimizes stars only, not "
+                       "objective='loss'"):
+        starmin.anonymize(df, QI, k=4, objective="loss", method="m-approx")
     with pytest.raises(InvalidInput, match="must map QI columns to hierarchy files"):
         starmin.anonymize(df, QI, k=4, hierarchies=["zip.csv"])  # type: ignore[arg-type]
     with pytest.raises(InvalidInput, match="generalize='yes' must be True or False"):

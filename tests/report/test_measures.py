@@ -37,7 +37,11 @@ def test_report_gives_every_measure(generalized: Release) -> None:
     assert set(ms) == {"stars", "generalized_cells", "loss", "granularity", "precision",
                        "discernibility", "classes", "average_class_size", "k",
                        "normalized_average_class_size", "kl_divergence", "kl_note",
-                       "loss_per_column", "generalized_per_column"}
+                       "loss_per_column", "generalized_per_column", "objective", "loss_bound"}
+    assert ms["objective"] == "stars"  # the default
+    # every report with hierarchies: a certified lower bound on the loss
+    assert ms["loss_bound"]["kind"] in ("row", "lp")
+    assert 0 <= ms["loss_bound"]["average"] <= ms["loss"]
     plan = generalized.plan
     assert ms["stars"] == d["stars"] == plan.stars
     assert ms["generalized_cells"] == d["generalized_cells"] > 0

@@ -35,6 +35,7 @@ _MODULES = (
     "starmin.algorithms.heuristic.merge_repair",
     "starmin.algorithms.lp.lp_rounding",
     "starmin.algorithms.full_domain",
+    "starmin.algorithms.recode.top_down",
 )
 
 

@@ -6,7 +6,8 @@ import datetime as dt
 import json
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
@@ -29,7 +30,8 @@ def _version() -> str:
 
 def build_report(source: Any, rt: RowTypes, schema: Schema, model: PrivacyModel,
                  plan: ReleasePlan, bounds: dict[str, int], verdict: Any,
-                 timings: dict[str, float], seed: int, portfolio: Sequence[Any] | None = None
+                 timings: dict[str, float], seed: int, portfolio: Sequence[Any] | None = None,
+                 objective: str = "stars", loss_bound: Mapping[str, Any] | None = None
                  ) -> Report:
     """Everything a reader needs to trust and judge the release (see DESIGN.md, Report).
 
@@ -37,6 +39,10 @@ def build_report(source: Any, rt: RowTypes, schema: Schema, model: PrivacyModel,
     reported as ``"portfolio"`` (each member: method, guarantee kind, status, stars, estimated
     work, reason, seconds) with ``"portfolio_budget"`` and ``"portfolio_ratio"`` from the
     plan's certificate; ``None`` (a named method): those fields are ``null``.
+
+    ``objective`` (what the method minimized) and ``loss_bound`` (a certified lower bound on
+    the loss, :class:`starmin.algorithms.loss_bound.LossBound` as a dict) go into the
+    measures.
 
     The distributions the HTML report plots (:mod:`starmin.report.distributions`) and the loss
     measures (:mod:`starmin.transform.loss`, under the hierarchies ``rt`` carries) are computed
@@ -55,7 +61,8 @@ def build_report(source: Any, rt: RowTypes, schema: Schema, model: PrivacyModel,
 
     t0 = time.perf_counter()
     dist = distributions(rt, plan, model)
-    ms = measures(plan, rt, k=implied_k(model))
+    ms = replace(measures(plan, rt, k=implied_k(model)), objective=objective,
+                 loss_bound=None if loss_bound is None else dict(loss_bound))
     timings = {**timings, "report": time.perf_counter() - t0}
     sizes = plan.class_sizes
     per_col = {c: int((sizes * (plan.outputs[:, j] == STAR)).sum()) for j, c in enumerate(rt.qi)}

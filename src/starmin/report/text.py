@@ -78,10 +78,18 @@ def _measures(r: Report) -> list[str]:
     norm = (f" (normalized {ms.normalized_average_class_size:.3g} for k={ms.k})"
             if ms.normalized_average_class_size is not None else "")
     kl = "not computed" if ms.kl_divergence is None else f"{ms.kl_divergence:.4g} bits"
+    lb = ms.loss_bound
+    bound = ""
+    if lb is not None:
+        bound = (f"; objective {ms.objective}, certified loss >= {float(lb['average']):.4g}"
+                 + (f" (loss within {ms.loss / float(lb['average']):.3f} x the bound)"
+                    if float(lb["average"]) > 0 else ""))
+    elif ms.objective != "stars":
+        bound = f"; objective {ms.objective}"
     return textwrap.wrap(
         f"loss (Iyengar LM) {ms.loss:.4g}, granularity {ms.granularity:.4g}, precision "
         f"{ms.precision:.4g}, discernibility {ms.discernibility:,}, average class size "
-        f"{ms.average_class_size:.4g}{norm}, KL-divergence {kl}", width=100,
+        f"{ms.average_class_size:.4g}{norm}, KL-divergence {kl}{bound}", width=100,
         initial_indent="measures   ", subsequent_indent=" " * 11)
 
 

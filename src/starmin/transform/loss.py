@@ -75,6 +75,12 @@ class LossMeasures:
     kl_note: str | None = None
     loss_per_column: Mapping[str, float] = field(default_factory=dict)
     generalized_per_column: Mapping[str, int] = field(default_factory=dict)
+    objective: str = "stars"
+    """What the method minimized (``stars`` or ``loss``)."""
+    loss_bound: Mapping[str, Any] | None = None
+    """A certified lower bound on the loss of any release
+    (:class:`starmin.algorithms.loss_bound.LossBound` as a dict: ``average`` bounds
+    :attr:`loss`); ``None`` without hierarchies under the stars objective."""
 
     @property
     def granularity(self) -> float:
@@ -89,7 +95,9 @@ class LossMeasures:
                 "normalized_average_class_size": self.normalized_average_class_size,
                 "kl_divergence": self.kl_divergence, "kl_note": self.kl_note,
                 "loss_per_column": dict(self.loss_per_column),
-                "generalized_per_column": dict(self.generalized_per_column)}
+                "generalized_per_column": dict(self.generalized_per_column),
+                "objective": self.objective,
+                "loss_bound": None if self.loss_bound is None else dict(self.loss_bound)}
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> LossMeasures:
@@ -101,7 +109,10 @@ class LossMeasures:
                    MappingProxyType({str(c): float(v)
                                      for c, v in (d.get("loss_per_column") or {}).items()}),
                    MappingProxyType({str(c): int(v)
-                                     for c, v in (d.get("generalized_per_column") or {}).items()}))
+                                     for c, v in (d.get("generalized_per_column") or {}).items()}),
+                   str(d.get("objective") or "stars"),
+                   None if d.get("loss_bound") is None
+                   else MappingProxyType(dict(d["loss_bound"])))
 
 
 def classes_of(plan: ReleasePlan) -> tuple[NDArray[np.int32], NDArray[np.int64],
