@@ -129,7 +129,8 @@ def test_flag_errors(data: Path, tmp_path: Path, zip_file: Path,
     out = tmp_path / "x.csv"
     assert anonymize(data, out, "--objective", "loss") == 2  # with --method m-approx
     assert ("method 'm-approx' minimizes stars only, not --objective loss: use a method that "
-            "can (recode") in capsys.readouterr().err
+            "can (dgh-k-anonymity, dgh-p-sensitive, full-domain, recode), or --method auto"
+            ) in capsys.readouterr().err
     assert anonymize(data, out, "--hierarchy", f"dis={zip_file}") == 2
     assert "column 'dis', which is not a quasi-identifier" in capsys.readouterr().err
     assert anonymize(data, out, "--hierarchy", f"zip={zip_file}", "--hierarchy",
