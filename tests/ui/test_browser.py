@@ -210,16 +210,24 @@ def test_generalization_with_an_uploaded_hierarchy_and_built_in_ones(
     assert b.js("document.querySelector('#hierarchy-1').value") == path
     role(b, "Education", "qi")
     b.click("#generalize")
+    b.choose("#objective", "loss")
     b.type("#k", "2")
     b.click("#run")
     assert finished(b) == "done", text(b, "#progress-error")
-    assert f"--hierarchy Age={path} --generalize" in text(b, "#command")
+    assert f"--hierarchy Age={path} --generalize --objective loss" in text(b, "#command")
     b.click("#download-release")
     release = downloaded(b, "liang-yuan-table1.anon.csv")
+    original = tmp_path / "original.parquet"  # the sample's types (Zipcode is text)
+    load("liang-yuan-table1").write_parquet(original)
+    files = {"Age": str(h)}
+    for column in ("Zipcode", "Education"):  # the built-ins --generalize used, as files
+        files[column] = str(tmp_path / f"{column}.csv")
+        assert main(["hierarchy", column, "--from", str(original), "-o", files[column]]) == 0
     report = starmin.verify(release, qi="Zipcode,Age,Education", sensitive="Disease", k=2,
-                            original=load("liang-yuan-table1"), hierarchies={"Age": str(h)})
+                            original=str(original), hierarchies=files)
     assert report.passed and report.cells is not None and report.cells.passed
-    assert report.cells.hierarchies == ("Age",)
+    assert set(report.cells.hierarchies) == {"Zipcode", "Age", "Education"}
+    assert report.cells.generalized > 0  # the loss objective releases groups, not only *
 
 
 def test_a_page_opened_again_follows_the_run_and_cancels_it(browser: Browser,

@@ -82,6 +82,8 @@ def test_hierarchy_files_and_generalize_follow_the_qi_roles() -> None:
     cmd = command({"roles": ROLES, "k": "2", "hierarchies": {"age": "my h.csv"},
                    "generalize": "on"}, "/data/t.csv", COLUMNS, "/w/o.csv")
     assert "--hierarchy 'age=my h.csv' --generalize --method auto" in cmd.text
+    assert "--objective=loss" in argv(k="2", generalize="1", objective="loss")
+    assert not any(x.startswith("--objective") for x in argv(k="2", objective="stars"))
 
 
 def test_a_hierarchy_for_a_column_that_is_not_a_qi_is_refused() -> None:

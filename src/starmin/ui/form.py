@@ -16,8 +16,10 @@ page shows them.
 Generalization (docs/hierarchies.md): ``hierarchies`` maps quasi-identifier columns to
 hierarchy files (ARX CSV), each passed as ``--hierarchy=COLUMN=FILE`` in the table's column
 order; ``generalize`` (a ticked box) passes ``--generalize``, which gives every other
-quasi-identifier its built-in hierarchy. A file for a column that is not a quasi-identifier
-is an error: the page offers a file only for the columns whose role is QI.
+quasi-identifier its built-in hierarchy; ``objective`` other than ``stars`` passes
+``--objective`` (``loss``: Iyengar's loss, by the methods that minimize it). A file for a
+column that is not a quasi-identifier is an error: the page offers a file only for the columns
+whose role is QI.
 """
 
 from __future__ import annotations
@@ -87,7 +89,7 @@ def _ticked(form: Mapping[str, object], key: str) -> bool:
 def hierarchy_flags(form: Mapping[str, object], roles: Mapping[str, Sequence[str]],
                     columns: Sequence[str]) -> list[str]:
     """``--hierarchy=COLUMN=FILE`` per quasi-identifier with a file (table order), then
-    ``--generalize`` when ticked."""
+    ``--generalize`` when ticked and ``--objective`` when not ``stars``."""
     given = form.get("hierarchies") or {}
     if not isinstance(given, Mapping):
         raise InvalidInput("the form field 'hierarchies' must map column names to files")
@@ -102,6 +104,9 @@ def hierarchy_flags(form: Mapping[str, object], roles: Mapping[str, Sequence[str
     flags = [f"--hierarchy={c}={files[c]}" for c in roles["qi"] if files.get(c)]
     if _ticked(form, "generalize"):
         flags.append("--generalize")
+    objective = _text(form, "objective")
+    if objective and objective != "stars":  # the CLI checks the choice
+        flags.append(f"--objective={objective}")
     return flags
 
 
