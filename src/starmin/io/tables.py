@@ -26,6 +26,8 @@ from starmin.data.schema import Schema
 from starmin.errors import InvalidInput
 
 PARQUET_SUFFIXES = (".parquet", ".pq")
+QUICK_LOOK = 1000
+"""Leading values searched for a first non-missing value to reject a text column at once."""
 
 # the opening bytes of files that are not CSV text, and what to do about them
 _NOT_TEXT = ((b"PAR1", "is a Parquet file: rename it to end in .parquet"),
@@ -119,7 +121,11 @@ def _read_csv(path: Path, separator: str | None, schema: Schema | None) -> pl.Da
 def as_number(col: pl.Series) -> pl.Series:
     """A text column as integers or floats when every value reads back exactly as written
     (``"39"``, ``"-2.5"``); otherwise the text itself, so ``"02138"``, ``"3.10"`` or a ``"?"``
-    anywhere in the file keep their exact values."""
+    anywhere in the file keep their exact values. A column whose first value is not a number
+    is decided from that value alone, without a pass over the column."""
+    head = col.head(QUICK_LOOK).drop_nulls().head(1)
+    if len(head) and exact_number(head) is None:
+        return col
     num = exact_number(col)
     return col if num is None else num
 
