@@ -25,7 +25,8 @@ from numpy.typing import NDArray
 
 from starmin.data.rowtypes import RowTypes
 from starmin.data.schema import Schema
-from starmin.engines.encode import code_values, combine_codes, missing_as_null
+from starmin.engines.encode import code_values, combine_codes
+from starmin.engines.grouping import group_rows
 from starmin.errors import InvalidInput
 from starmin.transform.plan import STAR, ReleasePlan
 
@@ -82,7 +83,7 @@ class LocalEngine:
         cols = [*schema.qi, *schema.sensitive]
         groups, sizes, group_of_row = group_rows(table, cols)
         for c in schema.qi:
-            if table.schema[c] == pl.String and bool((groups[c] == STAR_TEXT).any()):
+            if groups[c].dtype == pl.String and bool((groups[c] == STAR_TEXT).any()):
                 raise InvalidInput(
                     f"QI column {c!r} already contains the suppression symbol '*': "
                     "rename that value before anonymizing"
@@ -135,35 +136,6 @@ class LocalEngine:
         released = pl.DataFrame(labels).select(pl.all().gather(pl.Series(out_of_row)))
         table = encoded.table.with_columns(released.get_columns())
         return table.drop(list(encoded.schema.identifiers))
-
-
-def group_rows(table: pl.DataFrame, cols: list[str]
-               ) -> tuple[pl.DataFrame, NDArray[np.int64], NDArray[np.integer]]:
-    """The distinct combinations of ``cols`` (missing values as null: see
-    :func:`~starmin.engines.encode.missing_as_null`) in no particular order, the number of
-    rows of each, and ``(n,)`` the number of each row's combination. One polars ``group_by``
-    collecting each group's row numbers, then one scatter."""
-    n = table.height
-    row = _free_name(cols)
-    index = pl.int_range(pl.len(), dtype=pl.UInt32 if n < 2**32 else pl.UInt64).alias(row)
-    groups = (table.lazy()
-              .select(*(missing_as_null(c, table.schema[c]) for c in cols), index)
-              .group_by(cols).agg(pl.col(row))
-              .collect())
-    members = groups[row]
-    lens = members.list.len().to_numpy().astype(np.int64)
-    g = groups.height
-    group_of_row: NDArray[np.integer] = np.empty(n, dtype=np.int32 if g < 2**31 else np.int64)
-    group_of_row[members.list.explode().to_numpy()] = np.repeat(
-        np.arange(g, dtype=group_of_row.dtype), lens)
-    return groups.drop(row), lens, group_of_row
-
-
-def _free_name(cols: list[str]) -> str:
-    name = "__row"
-    while name in cols:
-        name += "_"
-    return name
 
 
 def check_count_matrix(t_in: int, s: int, sensitive: tuple[str, ...]) -> None:
