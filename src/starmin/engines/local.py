@@ -3,10 +3,11 @@
 Every pass over the rows is a polars operation (multi-threaded) or one vectorized numpy pass;
 everything else works on the distinct values:
 
-* aggregation is one ``group_by`` over the QI and sensitive columns that also collects each
-  group's row numbers; the values are coded (natural sort order, missing last) on the groups'
-  distinct values (:func:`~starmin.engines.encode.code_values`), and each row keeps the
-  number of its group;
+* aggregation numbers each row's combination of QI and sensitive values
+  (:func:`~starmin.engines.grouping.group_rows`: dense codes packed into one 64-bit key per
+  row, one integer ``group_by``); the values are coded (natural sort order, missing last) on
+  the combinations' distinct values (:func:`~starmin.engines.encode.code_values`), and each
+  row keeps the number of its combination (4 bytes);
 * applying a plan hands each (row type, sensitive key) class that the plan releases as one
   output vector to that vector directly; only the rows of classes the plan splits over several
   output vectors are put in a seeded random order (a rank within their class, polars
@@ -71,10 +72,10 @@ class LocalEngine:
     def to_row_types(self, table: pl.DataFrame, schema: Schema) -> LocalEncoded:
         """Code QI and sensitive columns and count rows per (row type, sensitive key).
 
-        Cost: one multi-threaded polars ``group_by`` over the rows (collecting the row numbers
-        of each group) and one scatter of the group numbers to the rows, O(n); the coding,
-        the row types and the counts cost O(g log g) in the ``g`` distinct (QI, sensitive)
-        combinations. Memory: the group-by, plus 4 bytes per row.
+        Cost: a few multi-threaded polars passes over the rows, O(n)
+        (:func:`~starmin.engines.grouping.group_rows`); the coding, the row types and the
+        counts cost O(g log g) in the ``g`` distinct (QI, sensitive) combinations. Memory:
+        12 bytes per row while grouping, 4 kept (each row's combination).
         """
         schema.check_columns(table.columns)
         schema.check_dtypes(table.schema)
