@@ -1,4 +1,9 @@
-"""Encode polars columns to small integer codes in natural sort order, missing values last."""
+"""Encode polars columns to small integer codes in natural sort order, missing values last.
+
+:func:`encode_column` codes one whole column; the engine codes only the distinct values
+(:func:`code_values`, on the rows of a group-by), which gives the same codes at the cost of
+the distinct values rather than of the rows.
+"""
 
 from __future__ import annotations
 
@@ -28,6 +33,30 @@ def encode_column(s: pl.Series) -> tuple[NDArray[np.int32], tuple[object, ...]]:
         arr[miss] = len(domain)
         domain.append(None)
     return arr.astype(np.int32), tuple(domain)
+
+
+def missing_as_null(name: str, dtype: pl.DataType) -> pl.Expr:
+    """Column ``name`` with every missing value as null: a float's NaN becomes null (NaN and
+    null are the one missing value, as in :func:`encode_column`); other columns as they are."""
+    col = pl.col(name)
+    if dtype.is_float():
+        return pl.when(col.is_nan()).then(None).otherwise(col).alias(name)
+    return col
+
+
+def code_values(s: pl.Series) -> tuple[NDArray[np.int32], tuple[object, ...]]:
+    """:func:`encode_column` for a column whose missing values are null (see
+    :func:`missing_as_null`); meant for the few distinct values of a group-by, where it gives
+    the codes and the domain :func:`encode_column` gives for the whole column."""
+    if s.dtype == pl.Categorical or isinstance(s.dtype, pl.Enum):
+        s = s.cast(pl.String)
+    u = s.drop_nulls().unique().sort()
+    codes = s.replace_strict(u, pl.int_range(len(u), dtype=pl.Int32, eager=True),
+                             default=len(u), return_dtype=pl.Int32)
+    domain: list[object] = u.to_list()
+    if s.null_count():
+        domain.append(None)
+    return codes.to_numpy().astype(np.int32, copy=False), tuple(domain)
 
 
 def combine_codes(cols: list[NDArray[np.int32]], cards: list[int]) -> NDArray[np.int64]:

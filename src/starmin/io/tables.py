@@ -1,7 +1,9 @@
 """Table input.
 
 CSV (separator sniffed; ARX files use ``;``; read as text, a column becoming numbers only when
-every value reads back exactly as written), Parquet, ``sample:NAME`` for the bundled samples,
+every value reads back exactly as written; when a schema is given, its QI columns are read as
+categoricals -- one code per row, the text once per distinct value -- for the engine, which
+replaces them in the release anyway), Parquet, ``sample:NAME`` for the bundled samples,
 or an in-memory pandas / polars / pyarrow table. Writing (the release and its report as an
 atomic pair) is :mod:`starmin.io.output`.
 """
@@ -26,6 +28,8 @@ from starmin.data.schema import Schema
 from starmin.errors import InvalidInput
 
 PARQUET_SUFFIXES = (".parquet", ".pq")
+QUICK_LOOK = 1000
+"""Leading values searched for a first non-missing value to reject a text column at once."""
 
 # the opening bytes of files that are not CSV text, and what to do about them
 _NOT_TEXT = ((b"PAR1", "is a Parquet file: rename it to end in .parquet"),
@@ -104,8 +108,10 @@ def _read_csv(path: Path, separator: str | None, schema: Schema | None) -> pl.Da
     header = unique_header(path, sep)
     if schema is not None:
         schema.check_columns(header, source=path)
+    coded = set(schema.qi) if schema is not None else set()
     try:
-        df = pl.read_csv(path, separator=sep, infer_schema=False, null_values=[""])
+        df = pl.read_csv(path, separator=sep, infer_schema=False, null_values=[""],
+                         schema_overrides={c: pl.Categorical for c in coded})
     except pl.exceptions.PolarsError as exc:
         raise InvalidInput(scan(path, sep, len(header))[0] or
                            f"cannot read {path} as CSV with separator {sep!r} "
@@ -113,15 +119,34 @@ def _read_csv(path: Path, separator: str | None, schema: Schema | None) -> pl.Da
     df = checked_lines(df, path, sep, len(header))
     if df.height == 0:
         raise InvalidInput(f"{path} has a header but no records: give at least one record")
-    return df.with_columns([as_number(df[c]) for c in df.columns])
+    return df.with_columns([coded_as_number(df[c]) if c in coded else as_number(df[c])
+                            for c in df.columns])
 
 
 def as_number(col: pl.Series) -> pl.Series:
     """A text column as integers or floats when every value reads back exactly as written
     (``"39"``, ``"-2.5"``); otherwise the text itself, so ``"02138"``, ``"3.10"`` or a ``"?"``
-    anywhere in the file keep their exact values."""
+    anywhere in the file keep their exact values. A column whose first value is not a number
+    is decided from that value alone, without a pass over the column."""
+    head = col.head(QUICK_LOOK).drop_nulls().head(1)
+    if len(head) and exact_number(head) is None:
+        return col
     num = exact_number(col)
     return col if num is None else num
+
+
+def coded_as_number(col: pl.Series) -> pl.Series:
+    """:func:`as_number` for a text column read as a categorical: the test runs on its
+    distinct values only; a column of numbers is converted, text stays categorical."""
+    u = col.unique()
+    num = exact_number(u.cast(pl.String))
+    if num is None:
+        return col
+    phys = u.to_physical()  # each row's number: looked up by its category's code
+    size = int(phys.fill_null(0).to_numpy().max(initial=0)) + 1
+    table = pl.Series(col.name, [None] * size, dtype=num.dtype)
+    table = table.scatter(phys.drop_nulls(), num.filter(phys.is_not_null()))
+    return table.gather(col.to_physical())
 
 
 def to_polars(table: Any) -> pl.DataFrame:
