@@ -96,8 +96,8 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--objective", default="stars", choices=("stars", "loss"),
                    help="what the method minimizes: stars (the default; with hierarchies each "
                    "star is then released as the most specific node its class shares) or loss "
-                   "(Iyengar's loss over the hierarchies; methods that can: recode; auto "
-                   "picks among them)")
+                   "(Iyengar's loss over the hierarchies; methods that can: recode, "
+                   "dgh-k-anonymity, dgh-p-sensitive, full-domain; auto picks among them)")
     a.add_argument("--seed", type=int, default=0, help="seed for every random choice")
     a.add_argument("--time-limit", type=float, metavar="SECONDS", help="wall-clock limit "
                    "for methods that honor one (milp; --method exact when it picks milp): "
