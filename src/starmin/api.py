@@ -65,7 +65,7 @@ class Release:
         from starmin.report.html import render
 
         engine = self.engine or get_engine("local")
-        target = check_output(path, flag="path")
+        target = check_output(path, flag="path", replace_folder=engine.name == "spark")
         engine.write(self.frame, target, self.report, self.separator, html=render(self.report))
         return target.path
 

@@ -71,10 +71,12 @@ class Engine(Protocol):
         ...
 
     def to_row_types(self, table: Any, schema: Schema) -> Encoded:
-        """Encode QI columns to integer codes and count rows per (QI vector, sensitive key)."""
+        """Encode QI columns to integer codes and count rows per (QI vector, sensitive key);
+        the result (an :class:`Encoded` of the engine's own kind) goes to
+        :meth:`apply_plan`."""
         ...
 
-    def apply_plan(self, encoded: Encoded, plan: ReleasePlan, seed: int = 0) -> Any:
+    def apply_plan(self, encoded: Any, plan: ReleasePlan, seed: int = 0) -> Any:
         """Release the rows: QI cells replaced per the plan, identifiers dropped, other columns
         passed through, row order kept. Deterministic for a given ``seed``."""
         ...

@@ -32,7 +32,7 @@ def get_engine(engine: str | Engine | Any) -> Engine:
                            + " or ".join(param("engine", e) for e in ENGINES))
     if all(callable(getattr(engine, a, None)) for a in ("read", "to_row_types", "apply_plan",
                                                         "write")):
-        return engine  # type: ignore[no-any-return]
+        return engine
     raise InvalidInput(f"{param('engine')} must be 'local', 'spark' or an engine object "
                        f"(with read, to_row_types, apply_plan and write), not "
                        f"{type(engine).__name__}")

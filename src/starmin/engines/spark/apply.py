@@ -41,6 +41,9 @@ LO, HI = "__starmin_lo", "__starmin_hi"
 BROADCAST_ENTRIES = 500_000
 """Plan entries up to which the entries table is broadcast to every executor."""
 
+BROADCAST_CLASSES = 2_000_000
+"""Distinct (QI, sensitive) combinations up to which their class ids are broadcast."""
+
 
 def uniforms(position: NDArray[np.int64], seed: int) -> NDArray[np.float64]:
     """``default_rng(seed).random(n)[position]`` without drawing the numbers before: each run
@@ -51,9 +54,9 @@ def uniforms(position: NDArray[np.int64], seed: int) -> NDArray[np.float64]:
         return out
     breaks = np.flatnonzero(np.diff(position) != 1) + 1
     for run in np.split(np.arange(len(position)), breaks):
-        rng = np.random.default_rng(seed)
-        rng.bit_generator.advance(int(position[run[0]]))
-        out[run] = rng.random(len(run))
+        bits = np.random.PCG64(seed)  # default_rng's bit generator
+        bits.advance(int(position[run[0]]))
+        out[run] = np.random.Generator(bits).random(len(run))
     return out
 
 
@@ -63,8 +66,11 @@ def _uniform_column(seed: int) -> Any:
     from pyspark.sql import functions as F
 
     if hasattr(F, "arrow_udf"):
-        return F.arrow_udf(_arrow_draw(seed), "double")(F.col(ROW))
-    return F.pandas_udf(_pandas_draw(seed), "double")(F.col(ROW))  # PySpark 3.5
+        make: Any = F.arrow_udf
+    else:  # PySpark 3.5
+        make = F.pandas_udf
+    draw = _arrow_draw(seed) if hasattr(F, "arrow_udf") else _pandas_draw(seed)
+    return make(draw, "double")(F.col(ROW))
 
 
 def _arrow_draw(seed: int) -> Any:
@@ -94,7 +100,7 @@ def entries(rt: RowTypes, plan: ReleasePlan) -> Any:
     hi = hi - base
     cols = {CID: pa.array(cid, pa.int64()), LO: pa.array(hi - count, pa.int64()),
             HI: pa.array(hi, pa.int64())}
-    for j, c in enumerate(rt.qi):
+    for j in range(rt.m):
         groups = list(rt.hierarchies[j].labels) if rt.hierarchies is not None else []
         lookup = np.array([None if v is None else _text(v) for v in rt.domains[j]] + groups
                           + [STAR_TEXT], dtype=object)
@@ -116,6 +122,8 @@ def apply(table: Any, classes: Any, rt: RowTypes, plan: ReleasePlan, seed: int,
     keys = [*qi, *rt.sensitive]
     ids = spark.createDataFrame(classes).select(
         *[F.col(_q(c)).alias(_key(i)) for i, c in enumerate(keys)], F.col(CID))
+    if classes.num_rows <= BROADCAST_CLASSES:  # no shuffle of the rows for this join
+        ids = F.broadcast(ids)
     same = [F.col(_q(c)).eqNullSafe(F.col(_key(i))) for i, c in enumerate(keys)]
     cond = same[0]
     for extra in same[1:]:

@@ -63,31 +63,61 @@ def _read_csv(spark: Any, path: Path, schema: Schema | None) -> Any:
     header = unique_header(path, sep)
     if schema is not None:
         schema.check_columns(header, source=path)
-    reader = spark.read.options(header=True, sep=sep, quote='"', escape='"', inferSchema=False,
-                                mode="FAILFAST", encoding="UTF-8")
-    text = _spark_read(lambda: reader.csv(str(path)).toDF(*header), path, "CSV")
+    from pyspark.sql import types as T
+
+    text_schema = T.StructType([T.StructField(c, T.StringType()) for c in header])
+    reader = spark.read.options(header=True, sep=sep, quote='"', escape='"', mode="FAILFAST",
+                                encoding="UTF-8").schema(text_schema)
+    text = _spark_read(lambda: reader.csv(str(path)), path, "CSV")
     text = text.select([F.when(F.col(_q(c)) != "", F.col(_q(c))).alias(c) for c in header])
     text = text.persist(_storage())
-    checks = []
-    for i, c in enumerate(header):
-        for kind, sql in (("int", "BIGINT"), ("float", "DOUBLE")):
-            num = F.expr(f"try_cast({_q(c)} AS {sql})")
-            exact = F.col(_q(c)).isNull() | (num.isNotNull() & (num.cast("string") == F.col(_q(c))))
-            checks.append(F.min(exact.cast("int")).alias(f"{kind}{i}"))
     try:
-        rule = text.agg(*checks).first()
+        int_ok, float_ok = number_rule(text, header)
     except Exception as exc:  # a malformed line (FAILFAST), an unreadable file
         raise InvalidInput(f"cannot read {path} as CSV with separator {sep!r} "
                            f"({first_line(exc)}): fix the file or give a Parquet file") from None
     cols = []
-    for i, c in enumerate(header):
-        if rule[f"int{i}"] == 1:
+    for c in header:
+        if int_ok[c]:
             cols.append(F.expr(f"try_cast({_q(c)} AS BIGINT)").alias(c))
-        elif rule[f"float{i}"] == 1:
+        elif float_ok[c]:
             cols.append(F.expr(f"try_cast({_q(c)} AS DOUBLE)").alias(c))
         else:
             cols.append(F.col(_q(c)))
     return text.select(cols)
+
+
+def number_rule(text: Any, header: list[str]) -> tuple[dict[str, bool], dict[str, bool]]:
+    """Which text columns read back exactly as integers, and which as floats, by the local
+    reader's own rule (:func:`starmin.data.csv_file.exact_number`) applied to every Arrow
+    batch on the executors; a column is integer (float) when every batch is."""
+    flags = ", ".join(f"i{j} boolean, f{j} boolean" for j in range(len(header)))
+    found = text.mapInArrow(_batch_rule, flags).collect()
+    int_ok = {c: all(r[f"i{j}"] for r in found) for j, c in enumerate(header)}
+    float_ok = {c: all(r[f"f{j}"] for r in found) for j, c in enumerate(header)}
+    return int_ok, float_ok
+
+
+def _batch_rule(batches: Any) -> Any:
+    """Per Arrow batch of text columns: one row of (integer ok, float ok) flags per column.
+    A batch whose values all read back as integers is not float-exact (``"39"`` reads back
+    as ``"39.0"``) unless it holds only missing values."""
+    import polars as pl
+    import pyarrow as pa
+
+    from starmin.data.csv_file import exact_number
+
+    for batch in batches:
+        frame = pl.from_arrow(pa.Table.from_batches([batch]))
+        assert isinstance(frame, pl.DataFrame)
+        row: dict[str, list[bool]] = {}
+        for j, c in enumerate(frame.columns):
+            col = frame[c].cast(pl.String)
+            num = exact_number(col)
+            row[f"i{j}"] = [num is not None and num.dtype == pl.Int64]
+            row[f"f{j}"] = [(num is not None and num.dtype == pl.Float64)
+                            or col.null_count() == len(col)]
+        yield pa.RecordBatch.from_pydict(row)
 
 
 def _spark_read(make: Any, path: Path, what: str) -> Any:
