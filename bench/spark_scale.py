@@ -93,7 +93,6 @@ def run_spark(n: int, master: str, memory: str, out_dir: Path) -> dict[str, Any]
     from pyspark import StorageLevel
 
     import starmin
-    from starmin.datasets import synthetic_census
     from starmin.engines.spark import SparkEngine, session
     from starmin.io.output import check_output
 

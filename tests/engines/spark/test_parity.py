@@ -17,9 +17,9 @@ import polars as pl
 import pytest
 
 import starmin
-from starmin.datasets import synthetic_census
 from starmin.api import aggregate
 from starmin.data.rowtypes import RowTypes
+from starmin.datasets import synthetic_census
 from starmin.errors import InvalidInput
 from tests.helpers.shared import shared_file
 
