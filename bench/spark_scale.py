@@ -168,14 +168,44 @@ def child(args: argparse.Namespace) -> None:
     print("RESULT " + json.dumps(result), flush=True)
 
 
+STAGES = ("read", "aggregate", "solve", "lower_bounds", "apply", "verify", "write")
+
+
+def markdown(runs: list[dict[str, Any]]) -> str:
+    """The stage table of docs/scaling.md, from the recorded runs."""
+    head = ("| engine | rows | model | t_in | stars | " + " | ".join(STAGES)
+            + " | total (s) | driver / JVM peak (MB) |")
+    lines = [head, "|" + " --- |" * (len(STAGES) + 7)]
+    for r in sorted(runs, key=lambda r: (r["rows"], r["engine"], r.get("master", ""))):
+        if r.get("failed"):
+            lines.append(f"| {r['engine']} {r.get('master', '')} | {r['rows']:,} | failed: "
+                         f"{' '.join(r.get('error') or [])} |")
+            continue
+        name = f"{r['engine']} {r.get('master', '')}".strip()
+        mem = f"{r['driver_peak_mb']:.0f}" + (f" / {r['jvm_peak_mb']:.0f}"
+                                                if r.get("jvm_peak_mb") else "")
+        for model, m in r["models"].items():
+            st = m["stages_s"]
+            total = sum(st.get(x, 0.0) for x in STAGES)
+            cells = " | ".join(f"{st.get(x, 0.0):.1f}" for x in STAGES)
+            lines.append(f"| {name} | {r['rows']:,} | {model} ({m['method']}) | {m['t_in']:,} "
+                         f"| {m['stars']:,} | {cells} | {total:.1f} | {mem} |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--rows", type=int, nargs="+", default=[1_000_000, 10_000_000])
     p.add_argument("--masters", nargs="+", default=["local[1]", "local[2]"])
     p.add_argument("--local", action="store_true", help="also run the local engine")
     p.add_argument("--memory", default="8g", help="spark.driver.memory (default 8g)")
+    p.add_argument("--markdown", action="store_true",
+                   help="print the table of docs/scaling.md from the recorded results")
     p.add_argument("--engine", help=argparse.SUPPRESS)  # set in the child processes
     args = p.parse_args()
+    if args.markdown:
+        print(markdown(json.loads(RESULT.read_text())["runs"]))
+        return
     if args.engine:
         child(args)
         return
