@@ -50,3 +50,15 @@ def test_uniforms_follow_the_local_stream() -> None:
     pos = np.r_[np.arange(17, 900), np.arange(3000, 3100), [4999, 0, 1]].astype(np.int64)
     np.testing.assert_array_equal(uniforms(pos, 11), full[pos])
     assert len(uniforms(np.zeros(0, dtype=np.int64), 11)) == 0
+
+
+def test_cli_unknown_engine_is_bad_input(tmp_path: object, capsys: pytest.CaptureFixture[str]
+                                         ) -> None:
+    from starmin.cli.main import main
+
+    for argv in (["anonymize", "sample:liang-yuan-table1", "--k", "2", "--engine", "duckdb",
+                  "-q"],
+                 ["info", "sample:liang-yuan-table1", "--engine", "duckdb", "-q"]):
+        assert main(argv) == 2
+        assert "--engine duckdb is not an engine: use --engine local or --engine spark" in \
+            capsys.readouterr().err

@@ -377,9 +377,9 @@ def verdict_text(d: dict[str, Any]) -> str:
 
 
 def cmd_info(ns: argparse.Namespace) -> int:
+    from starmin import aggregate
     from starmin.algorithms.bounds import k_anonymity_lower_bounds
     from starmin.algorithms.t_closeness_bound import t_closeness_lower_bounds
-    from starmin.api import aggregate
     from starmin.data.schema import Schema
     from starmin.models import KAnonymity, TCloseness
 

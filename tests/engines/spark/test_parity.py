@@ -125,8 +125,8 @@ def test_spark_verifier_counts_like_the_local_one(spark: Any) -> None:
         starmin.verify(sdf, "a,b", "s", k=2, original=df)
 
 
-def test_release_folder_written_atomically_and_verified(spark: Any, adult: Path,
-                                                        tmp_path: Path) -> None:
+def test_release_folder_written_atomically_and_verified(
+        spark: Any, adult: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """``anonymize --engine spark`` writes a folder of part files and the report beside it;
     ``verify --engine spark`` reads the folder; a second run replaces the folder whole, and
     no temporary file is left."""
@@ -144,6 +144,14 @@ def test_release_folder_written_atomically_and_verified(spark: Any, adult: Path,
     assert Path(f"{out}.report.html").is_file()
     assert main(["verify", str(out), "--qi", ",".join(ADULT_QI), "--k", "4",
                  "--engine", "spark", "-q"]) == 0
+    capsys.readouterr()
+    assert main(["info", str(small), "--qi", ",".join(ADULT_QI), "--k", "4",
+                 "--engine", "spark", "-q"]) == 0
+    assert main(["info", str(small), "--qi", ",".join(ADULT_QI), "--k", "4", "-q"]) == 0
+    info = capsys.readouterr().out.splitlines()
+    half = len(info) // 2
+    assert info[0].startswith("n = 399 rows")
+    assert info[:half] == info[half:]  # the same row types and bounds from both engines
     assert main(argv) == 0  # replaces the previous release
     assert sorted(p.name for p in out.parent.iterdir()) == [
         "adult.csv", "adult.csv.report.html", "adult.csv.report.json"]
