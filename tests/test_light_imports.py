@@ -16,7 +16,9 @@ from pathlib import Path
 import pytest
 
 SOLVERS = {"scipy", "ortools"}
-NEVER = SOLVERS | {"pandas", "pyarrow", "matplotlib", "hypothesis"}
+SPARK = {"pyspark", "py4j"}
+"""The Spark engine's libraries: loaded only with ``--engine spark`` / ``engine="spark"``."""
+NEVER = SOLVERS | SPARK | {"pandas", "pyarrow", "matplotlib", "hypothesis"}
 ARRAYS = {"numpy", "polars"}
 
 _PROBE = """
@@ -103,3 +105,13 @@ def test_verify_loads_no_solver(tmp_path: Path) -> None:
     assert not top & NEVER
     # np.unique loads numpy.ma (a sixth of numpy's import time); the verifier avoids it
     assert "numpy.ma" not in mods
+
+
+def test_local_anonymize_and_info_load_no_spark(tmp_path: Path) -> None:
+    """The local engine (the default) never loads PySpark, not even to look for it."""
+    table = tmp_path / "t.csv"
+    table.write_text("age;zip;disease\n31;4701;flu\n32;4701;cold\n33;4702;flu\n34;4702;x\n")
+    out = tmp_path / "out.csv"
+    mods = cli("anonymize", str(table), "--qi", "age,zip", "--k", "2", "-q", "-o", str(out))
+    assert not mods & SPARK
+    assert not cli("info", str(table), "--qi", "age,zip", "-q") & SPARK

@@ -4,6 +4,7 @@ Aggregate -> solve -> apply -> verify: see DESIGN.md. The public API:
 
 - :func:`anonymize` releases a table under one or more privacy models;
 - :func:`solve` runs one algorithm on :class:`~starmin.data.RowTypes`;
+- :func:`aggregate` reads a table with an engine and returns its row types (``starmin info``);
 - :func:`verify` checks any (released) table against models given as parameters, with the
   independent verifier (:mod:`starmin.verifier`);
 - :mod:`starmin.models`, :mod:`starmin.datasets`.
@@ -21,10 +22,11 @@ from starmin.errors import Infeasible, InvalidInput, StarminError, VerificationF
 from starmin.verification import verify
 
 if TYPE_CHECKING:
-    from starmin.api import Release, anonymize, lower_bounds, solve
+    from starmin.api import Release, aggregate, anonymize, lower_bounds, solve
     from starmin.data import RowTypes, Schema
 
-_LAZY = {"Release": "starmin.api", "anonymize": "starmin.api", "lower_bounds": "starmin.api",
+_LAZY = {"Release": "starmin.api", "aggregate": "starmin.api", "anonymize": "starmin.api",
+         "lower_bounds": "starmin.api",
          "solve": "starmin.api", "RowTypes": "starmin.data", "Schema": "starmin.data"}
 
 __all__ = [
@@ -35,6 +37,7 @@ __all__ = [
     "Schema",
     "StarminError",
     "VerificationFailed",
+    "aggregate",
     "anonymize",
     "lower_bounds",
     "solve",

@@ -7,7 +7,6 @@ writes them only when the release verified.
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -19,9 +18,9 @@ from starmin.algorithms import registry
 from starmin.algorithms.base import Progress, silent
 from starmin.data.rowtypes import RowTypes
 from starmin.data.schema import Schema
-from starmin.engines.local import LocalEngine
+from starmin.engines.base import Engine, Stages
+from starmin.engines.choose import get_engine
 from starmin.errors import InvalidInput, VerificationFailed, param
-from starmin.io.tables import read_table
 from starmin.models.apply import check_feasible
 from starmin.models.base import PrivacyModel
 from starmin.models.combine import implied_k, parts
@@ -36,7 +35,8 @@ class Release:
 
     ``table`` comes back in the kind the data came in: a pandas DataFrame for pandas, a pyarrow
     Table for pyarrow, a polars DataFrame (or LazyFrame) for polars, and a polars DataFrame for
-    a file path or a bundled sample. :meth:`write` writes the release and its report.
+    a file path or a bundled sample; with the Spark engine, a Spark DataFrame.
+    :meth:`write` writes the release and its report through the engine that made it.
     ``report`` is the typed :class:`~starmin.report.record.Report`, also readable as a mapping
     over its JSON form (``release.report["stars"]``).
     """
@@ -45,10 +45,13 @@ class Release:
     plan: ReleasePlan
     verification: Any
     report: Report
-    frame: pl.DataFrame = field(repr=False)
-    """The release as a polars DataFrame (what :meth:`write` writes)."""
+    frame: Any = field(repr=False)
+    """The release in the engine's form (a polars DataFrame locally, a Spark DataFrame with
+    the Spark engine): what :meth:`write` writes."""
     separator: str = ","
     """The CSV separator :meth:`write` uses: the input file's, else ``,``."""
+    engine: Engine | None = field(default=None, repr=False)
+    """The engine that made the release (``None``: the local engine)."""
 
     def write(self, path: str | os.PathLike[str]) -> Path:
         """Write the release to ``path`` (``.csv``, ``.tsv`` or ``.parquet``), its report to
@@ -56,13 +59,14 @@ class Release:
         together: all are written to temporary files and renamed into place only when all are
         complete, so on any failure none exists. Returns the release path. Raises
         :class:`~starmin.errors.InvalidInput` for an unknown suffix, a folder, an unwritable
-        folder or columns CSV cannot hold, before writing anything."""
-        from starmin.io.output import check_output, write_table_pair
+        folder or columns CSV cannot hold, before writing anything. With the Spark engine the
+        release is a folder of part files (Spark's layout), renamed into place whole."""
+        from starmin.io.output import check_output
         from starmin.report.html import render
 
-        target = check_output(path, flag="path")
-        write_table_pair(self.frame, target, self.report, self.separator, flag="path",
-                         html=render(self.report))
+        engine = self.engine or get_engine("local")
+        target = check_output(path, flag="path", replace_folder=engine.name == "spark")
+        engine.write(self.frame, target, self.report, self.separator, html=render(self.report))
         return target.path
 
 
@@ -313,6 +317,7 @@ def anonymize(
     generalize: bool = False,
     objective: str = "stars",
     time_limit: float | None = None,
+    engine: str | Engine | None = None,
     **params: Any,
 ) -> Release:
     """Release ``data`` under ``model`` (or models built from ``k=``, ``l=``, ``t=``, ...).
@@ -338,6 +343,14 @@ def anonymize(
     honor one (``milp``, and ``method="exact"`` when it picks ``milp``): stopped early, they
     release their best plan with its proven bound, and the guarantee says the release then
     depends on machine speed and load. Nothing else in starmin looks at the clock.
+
+    ``engine`` reads the table, aggregates it to row types, applies the plan and writes the
+    release (docs/engines.md): ``"local"`` (polars, the default for anything but a Spark
+    DataFrame), ``"spark"`` (PySpark, ``pip install "starmin[spark]"``; the default for a
+    Spark DataFrame; takes CSV/Parquet paths or a Spark DataFrame and returns a Spark
+    DataFrame; suppression only), or an object following
+    :class:`~starmin.engines.base.Engine`. Row types, plan and verdict are the same on every
+    engine for the same seed.
 
     Raises :class:`~starmin.errors.VerificationFailed` if the release does not pass the
     independent verifier (which never happens unless an algorithm is wrong).
@@ -369,65 +382,102 @@ def anonymize(
     schema = Schema.of(qi, sensitive, identifiers)
     given = read_specs(hierarchies, schema.qi)
     the_model = P.the_model(model, params, schema.sensitive)
+    eng = engine_for(data, engine)
+    _check_engine_options(eng, given, generalize)
     say = progress or silent
-    timings: dict[str, float] = {}
-    t0 = time.perf_counter()
-    table = read_table(data, schema=schema)
-    timings["read"] = time.perf_counter() - t0
-    engine = LocalEngine()
-    t0 = time.perf_counter()
-    encoded = engine.to_row_types(table, schema)
-    rt = encoded.row_types
-    resolved = resolve(rt, given, generalize)
-    if resolved is not None:  # the row types (and the engine) carry the hierarchies
-        rt = rt.with_hierarchies(resolved.hierarchies)
-        encoded = replace(encoded, row_types=rt)
-    timings["aggregate"] = time.perf_counter() - t0
+    stages = eng.stages = Stages()  # this run's timings, stage by stage
+    with stages("read"):
+        table = eng.read(data, schema)
+    with stages("aggregate"):
+        encoded = eng.to_row_types(table, schema)
+        rt = encoded.row_types
+        resolved = resolve(rt, given, generalize)
+        if resolved is not None:  # the row types (and the engine) carry the hierarchies
+            rt = rt.with_hierarchies(resolved.hierarchies)
+            encoded = replace(encoded, row_types=rt)  # type: ignore[type-var]
     say(f"aggregated n={rt.n} rows, m={rt.m} QIs into t_in={rt.t_in} row types "
-        f"({timings['aggregate']:.2f} s)")
-    t0 = time.perf_counter()
-    if attributes:
-        from starmin.algorithms import attribute_suppression
+        f"({stages.seconds['aggregate']:.2f} s)")
+    with stages("solve"):
+        if attributes:
+            from starmin.algorithms import attribute_suppression
 
-        plan, trials = attribute_suppression.solve(rt, the_model, progress=say), None
-        plan.validate(rt)
-    else:
-        plan, trials = _solve(rt, the_model, method, seed=seed, progress=say,
-                              objective=objective, time_limit=time_limit)
-    timings["solve"] = time.perf_counter() - t0
-    say(f"{plan.method}: {plan.stars} stars ({timings['solve']:.2f} s)")
+            plan, trials = attribute_suppression.solve(rt, the_model, progress=say), None
+            plan.validate(rt)
+        else:
+            plan, trials = _solve(rt, the_model, method, seed=seed, progress=say,
+                                  objective=objective, time_limit=time_limit)
+    say(f"{plan.method}: {plan.stars} stars ({stages.seconds['solve']:.2f} s)")
     gen = plan.certificate.get("generalization")
     if isinstance(gen, Mapping):
         say(f"each star as its class's lowest common ancestor: {gen['stars_before']} stars -> "
             f"{gen['stars']} stars and {gen['generalized_cells']} generalized cells")
-    t0 = time.perf_counter()
-    known = plan.certificate.get("lower_bounds")
-    if isinstance(known, dict) and getattr(the_model, "k", None) == implied_k(the_model) \
-            and not getattr(the_model, "uses_sensitive", True):
-        bounds = dict(known)  # the algorithm already computed the k-anonymity bounds
-    else:
-        bounds = lower_bounds(rt, the_model, progress=say)
-    loss_bound = None
-    if resolved is not None or objective == "loss":
-        loss_bound = _loss_bound(rt, the_model, plan, say)
-    timings["lower_bounds"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    released = engine.apply_plan(encoded, plan, seed=seed)
-    timings["apply"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    cells: dict[str, Any] = {} if resolved is None else {
-        "original": table, "hierarchies": {c: h.rows for c, h in resolved.files.items()}}
-    verdict = verify(released, schema.qi, schema.sensitive, [the_model], **cells)
-    timings["verify"] = time.perf_counter() - t0
-    report = build_report(data, rt, schema, the_model, plan, bounds, verdict, timings, seed,
-                          portfolio=trials, objective=objective, loss_bound=loss_bound)
+    with stages("lower_bounds"):
+        known = plan.certificate.get("lower_bounds")
+        if isinstance(known, dict) and getattr(the_model, "k", None) == implied_k(the_model) \
+                and not getattr(the_model, "uses_sensitive", True):
+            bounds = dict(known)  # the algorithm already computed the k-anonymity bounds
+        else:
+            bounds = lower_bounds(rt, the_model, progress=say)
+        loss_bound = None
+        if resolved is not None or objective == "loss":
+            loss_bound = _loss_bound(rt, the_model, plan, say)
+    with stages("apply"):
+        released = eng.apply_plan(encoded, plan, seed=seed)
+    with stages("verify"):  # the independent verifier (its own Spark path for Spark frames)
+        cells: dict[str, Any] = {} if resolved is None else {
+            "original": table, "hierarchies": {c: h.rows for c, h in resolved.files.items()}}
+        verdict = verify(released, schema.qi, schema.sensitive, [the_model], **cells)
+    report = build_report(data, rt, schema, the_model, plan, bounds, verdict,
+                          dict(stages.seconds), seed, portfolio=trials, objective=objective,
+                          loss_bound=loss_bound)
     if not verdict.passed:
         raise VerificationFailed(
             f"the release from {plan.method} failed independent verification "
             f"({_failed(verdict)}); nothing was written. Please report this as a bug."
         )
     return Release(as_kind_of(data, released), plan, verdict, report, frame=released,
-                   separator=_separator_of(data))
+                   separator=_separator_of(data), engine=eng)
+
+
+def engine_for(data: Any, engine: str | Engine | None) -> Engine:
+    """The engine that reads ``data``: ``engine`` by name or as an object; ``None`` picks
+    ``spark`` for a Spark DataFrame and ``local`` for anything else."""
+    if engine is None:
+        engine = "spark" if type(data).__module__.startswith("pyspark") else "local"
+    return get_engine(engine)
+
+
+def _check_engine_options(engine: Engine, given: Any, generalize: bool) -> None:
+    """Generalization hierarchies need the released cells checked against the original rows,
+    which the Spark path does not do yet: refuse them there before any work."""
+    if engine.name == "spark" and (given or generalize):
+        flag = param("generalize", True) if generalize else param("hierarchies")
+        raise InvalidInput(f"{flag} is not available with {param('engine', 'spark')} yet: "
+                           "the Spark path releases and verifies suppression only; use "
+                           f"{param('engine', 'local')} for generalization")
+
+
+def aggregate(data: Any, qi: str | Iterable[str], sensitive: str | Iterable[str] | None = None,
+              *, identifiers: str | Iterable[str] | None = None,
+              engine: str | Engine | None = None,
+              hierarchies: Mapping[str, str | os.PathLike[str] | Hierarchy] | None = None,
+              generalize: bool = False) -> RowTypes:
+    """The row types of ``data`` (what every algorithm sees; ``starmin info`` prints them):
+    read and aggregated by ``engine`` (``"local"``, ``"spark"`` or an engine object; by
+    default ``spark`` for a Spark DataFrame, else ``local``), carrying the QI columns'
+    hierarchies when ``hierarchies`` or ``generalize`` give any."""
+    from starmin.transform.nodes import read_specs, resolve
+
+    schema = Schema.of(qi, sensitive, identifiers)
+    given = read_specs(hierarchies, schema.qi)
+    eng = engine_for(data, engine)
+    eng.stages = Stages()
+    with eng.stages("read"):
+        table = eng.read(data, schema)
+    with eng.stages("aggregate"):
+        rt = eng.to_row_types(table, schema).row_types
+    resolved = resolve(rt, given, generalize)
+    return rt if resolved is None else rt.with_hierarchies(resolved.hierarchies)
 
 
 def _loss_bound(rt: RowTypes, model: PrivacyModel, plan: ReleasePlan, say: Progress
@@ -456,8 +506,11 @@ def _check_attributes(attributes: object, method: object) -> None:
                            f"method: drop {param('method', method)}")
 
 
-def as_kind_of(data: Any, table: pl.DataFrame) -> Any:
-    """``table`` in the kind ``data`` came in (pandas, pyarrow, polars; polars for paths)."""
+def as_kind_of(data: Any, table: Any) -> Any:
+    """``table`` in the kind ``data`` came in (pandas, pyarrow, polars; polars for paths);
+    a table that is not a polars DataFrame (a Spark release) as it is."""
+    if not isinstance(table, pl.DataFrame):
+        return table
     if isinstance(data, pl.LazyFrame):
         return table.lazy()
     mod = type(data).__module__

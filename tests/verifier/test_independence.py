@@ -37,10 +37,32 @@ def test_importing_the_verifier_loads_no_algorithm_code() -> None:
     assert all(m.startswith(ALLOWED) for m in loaded), loaded
 
 
+SPARK_PROBE = PROBE.replace("import starmin.verifier\n",
+                            "import starmin.verifier\nimport starmin.verifier.spark\n")
+
+
+def test_the_spark_path_loads_no_engine_code() -> None:
+    """The verifier's Spark path (verifier/spark.py, which a Spark release is checked by)
+    imports no engine, algorithm or transform code either; and importing the verifier alone
+    does not load it (nor PySpark)."""
+    out = subprocess.run([sys.executable, "-c", SPARK_PROBE], capture_output=True, text=True,
+                         check=True, timeout=120)
+    loaded = json.loads(out.stdout)
+    assert "starmin.verifier.spark" in loaded
+    assert not [m for m in loaded if m.startswith(FORBIDDEN)], loaded
+    assert all(m.startswith(ALLOWED) for m in loaded), loaded
+    plain = subprocess.run([sys.executable, "-c", PROBE + "print(json.dumps('pyspark' in "
+                            "sys.modules))"], capture_output=True, text=True, check=True,
+                           timeout=120).stdout.splitlines()
+    assert "starmin.verifier.spark" not in json.loads(plain[0])
+    assert json.loads(plain[1]) is False
+
+
 def test_verifier_sources_import_only_allowed_modules() -> None:
     root = Path(starmin.verifier.__file__).parent
     files = sorted(root.glob("*.py"))
     assert len(files) >= 3
+    assert root / "spark.py" in files  # the Spark path is held to the same rule
     for f in files:
         tree = ast.parse(f.read_text(), filename=str(f))
         for node in ast.walk(tree):

@@ -25,6 +25,14 @@ def add_table_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--identifiers", help="identifier columns to drop, comma-separated")
 
 
+def add_engine_arg(p: argparse.ArgumentParser, does: str) -> None:
+    """``--engine local|spark`` (docs/engines.md); ``does`` says what the engine does."""
+    p.add_argument("--engine", default="local", metavar="{local,spark}",
+                   help=f"what {does}: local (polars, the default) or spark (PySpark: "
+                   'pip install "starmin[spark]"; Java 17; the active or a new local Spark '
+                   "session; the release is a folder of part files)")
+
+
 def add_model_args(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("privacy model (combine several; all must hold)")
     g.add_argument("--k", type=whole, help="k-anonymity: every class has >= k rows")

@@ -14,6 +14,7 @@ from typing import Any
 
 from starmin.cli.args import (
     Parser,
+    add_engine_arg,
     add_hierarchy_args,
     add_model_args,
     add_table_args,
@@ -111,6 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("-o", "--output", help="release file (.csv, .tsv or .parquet); the report "
                    "goes to OUTPUT.report.json and its HTML page to OUTPUT.report.html; all "
                    "are written together, or none (default: out/<input>.anon.csv)")
+    add_engine_arg(a, "reads the table, aggregates it, applies the plan and writes the release")
 
     v = sub.add_parser("verify", help="check a (released) table: exit 0 if every model "
                        "holds, 1 if one fails, 2 on bad input", parents=[quiet])
@@ -121,6 +123,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "(same rows, same order): also check that every released QI cell is its "
                    "row's value, an ancestor in the column's --hierarchy, or *")
     add_hierarchy_args(v, generalize=False)
+    add_engine_arg(v, "reads the table and counts its classes (spark also reads a folder of "
+                   "part files)")
 
     i = sub.add_parser("info", help="n, m, t_in, cardinalities and lower bounds",
                        parents=[quiet])
@@ -131,6 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="t for the t-closeness lower bounds, equal distance "
                         "(repeatable; needs --sensitive; default: none)")
     add_hierarchy_args(i)
+    add_engine_arg(i, "reads and aggregates the table")
 
 
     sub.add_parser("methods", help="list the algorithms and their guarantees", parents=[quiet])
@@ -205,23 +210,27 @@ def cmd_anonymize(ns: argparse.Namespace) -> int:
     src = str(ns.input)
     # every check on the output comes before any work: the input is never modified, and a
     # release that cannot be written is refused before the table is read
-    target = check_output(out)
+    from starmin.engines.choose import get_engine
+
+    engine = get_engine(ns.engine)  # an unknown engine or a missing PySpark: before any work
+    target = check_output(out, replace_folder=engine.name == "spark")
     _never_overwrite(src, out)
     _check_passthrough_format(src, ns, target)
     from starmin.api import anonymize
-    from starmin.io.output import write_table_pair
     from starmin.report.html import render
     from starmin.report.text import summary
 
     release = anonymize(src, ns.qi, ns.sensitive, identifiers=ns.identifiers,
                         method=ns.method, seed=ns.seed, progress=say,
                         attributes=ns.attributes, hierarchies=hierarchy_files(ns),
-                        generalize=ns.generalize, objective=ns.objective,
+                        generalize=ns.generalize, objective=ns.objective, engine=engine,
                         time_limit=ns.time_limit, **model_params(ns))
     report = release.report.with_source(src)
     say("drawing the report page's plots")
     page = render(report)
-    write_table_pair(release.frame, target, report, release.separator, html=page)
+    with engine.stages("write"):
+        engine.write(release.frame, target, report, release.separator, html=page)
+    say(f"written in {engine.stages.seconds['write']:.2f} s")
     print(summary(report, written=str(out)))
     return EXIT_OK
 
@@ -317,10 +326,12 @@ def cmd_verify(ns: argparse.Namespace) -> int:
     # a file goes to the verifier's own reader (CSV as text: "02138" and "2138" differ, as an
     # attacker reads them); only the bundled samples are loaded here
     source = str(ns.input)
-    if source.startswith("sample:"):
+    if ns.engine != "local":  # the verifier's own Spark reader (a file or a folder of parts)
+        table: Any = _spark_table(ns)
+    elif source.startswith("sample:"):
         from starmin.io.tables import read_table
 
-        table: Any = read_table(source)
+        table = read_table(source)
     else:
         table = source
     original: Any = ns.original
@@ -333,6 +344,21 @@ def cmd_verify(ns: argparse.Namespace) -> int:
     d = verdict.as_dict()
     print(json.dumps(d, indent=2, default=str) if ns.json else verdict_text(d))
     return EXIT_OK if verdict.passed else EXIT_FAILED
+
+
+def _spark_table(ns: argparse.Namespace) -> Any:
+    """``starmin verify --engine spark``: the release read by the verifier's Spark reader
+    (:func:`starmin.verifier.spark.read`) on the engine's session."""
+    from starmin.data.schema import column_names
+    from starmin.engines.choose import get_engine
+
+    engine: Any = get_engine(ns.engine)  # the message for an unknown engine or no PySpark
+    if str(ns.input).startswith("sample:"):
+        return engine.read(str(ns.input), None)
+    from starmin.verifier.spark import read
+
+    return read(engine.spark, ns.input, column_names(ns.sensitive, "sensitive"),
+                column_names(ns.qi, "qi"))
 
 
 def verdict_text(d: dict[str, Any]) -> str:
@@ -357,11 +383,10 @@ def verdict_text(d: dict[str, Any]) -> str:
 
 
 def cmd_info(ns: argparse.Namespace) -> int:
+    from starmin import aggregate
     from starmin.algorithms.bounds import k_anonymity_lower_bounds
     from starmin.algorithms.t_closeness_bound import t_closeness_lower_bounds
     from starmin.data.schema import Schema
-    from starmin.engines.local import LocalEngine
-    from starmin.io.tables import read_table
     from starmin.models import KAnonymity, TCloseness
 
     say = _progress(ns.quiet)
@@ -371,16 +396,13 @@ def cmd_info(ns: argparse.Namespace) -> int:
     if t_models and not ns.sensitive:
         raise InvalidInput("--t needs a sensitive column: add --sensitive COLUMN")
     schema = Schema.of(ns.qi, ns.sensitive)
-    from starmin.transform.nodes import read_specs, resolve
-
-    given = read_specs(hierarchy_files(ns), schema.qi)
-    rt = LocalEngine().to_row_types(read_table(str(ns.input), schema=schema), schema).row_types
-    resolved = resolve(rt, given, ns.generalize)
+    rt = aggregate(str(ns.input), schema.qi, schema.sensitive, engine=ns.engine,
+                   hierarchies=hierarchy_files(ns), generalize=ns.generalize)
     print(f"n = {rt.n} rows, m = {rt.m} QIs, t_in = {rt.t_in} row types")
     for j, (c, card) in enumerate(zip(rt.qi, rt.cardinalities, strict=True)):
         line = f"  {c:<24} {card} values"
-        if resolved is not None and not resolved.hierarchies[j].is_flat:
-            hc = resolved.hierarchies[j]
+        if rt.hierarchies is not None and not rt.hierarchies[j].is_flat:
+            hc = rt.hierarchies[j]
             line += (f"; hierarchy {hc.source}: height {hc.height}, {len(hc.labels)} groups "
                      f"over {hc.domain} values")
         print(line)

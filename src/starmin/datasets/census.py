@@ -33,7 +33,16 @@ import polars as pl
 from numpy.typing import NDArray
 
 from starmin.datasets import census_params as P
-from starmin.datasets.sampling import Codes, Conditional, FloatArray, check_n, generate, to_frame
+from starmin.datasets.sampling import (
+    BLOCK,
+    Codes,
+    Conditional,
+    FloatArray,
+    block_uniforms,
+    check_n,
+    generate,
+    to_frame,
+)
 from starmin.transform.hierarchy import Hierarchy
 
 COLUMNS = ("sex", "age", "race", "marital-status", "education", "native-country", "workclass",
@@ -135,11 +144,27 @@ def synthetic_census(n: int, seed: int = 0, *, categorical: bool = False) -> pl.
     check_n(n, seed)
     dtypes = {c: np.uint8 for c in COLUMNS}
     codes = generate(n, seed, _STREAM, 9, dtypes, _draw)
+    return to_frame(codes, _labels(), categorical)
+
+
+def synthetic_census_block(block: int, n: int, seed: int = 0) -> pl.DataFrame:
+    """Rows ``block * BLOCK`` up to ``min((block + 1) * BLOCK, n)`` of
+    ``synthetic_census(n, seed)`` (:data:`starmin.datasets.sampling.BLOCK` rows), generated
+    alone: each block has its own seed, so a distributed generator (bench/spark_scale.py makes
+    the table on Spark's executors) gives the same table block by block."""
+    check_n(n, seed)
+    rows = max(0, min(BLOCK, n - block * BLOCK))
+    u = block_uniforms(seed, _STREAM, 9, block, rows)
+    codes = {c: v.astype(np.uint8) for c, v in _draw(u).items()} if rows else \
+        {c: np.zeros(0, dtype=np.uint8) for c in COLUMNS}
+    return to_frame({c: codes[c] for c in COLUMNS}, _labels())
+
+
+def _labels() -> dict[str, tuple[str, ...] | None]:
     M = _model()
-    labels = {"sex": P.SEX, "age": None, "race": P.RACE, "marital-status": P.MARITAL,
-              "education": P.EDUCATION, "native-country": M.countries,
-              "workclass": P.WORKCLASS, "occupation": P.OCCUPATION, "salary-class": P.SALARY}
-    return to_frame(codes, labels, categorical)
+    return {"sex": P.SEX, "age": None, "race": P.RACE, "marital-status": P.MARITAL,
+            "education": P.EDUCATION, "native-country": M.countries,
+            "workclass": P.WORKCLASS, "occupation": P.OCCUPATION, "salary-class": P.SALARY}
 
 
 # -- hierarchies ---------------------------------------------------------------------------

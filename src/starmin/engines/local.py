@@ -19,6 +19,7 @@ everything else works on the distinct values:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import polars as pl
@@ -26,10 +27,14 @@ from numpy.typing import NDArray
 
 from starmin.data.rowtypes import RowTypes
 from starmin.data.schema import Schema
+from starmin.engines.base import Stages
 from starmin.engines.encode import code_values, combine_codes
 from starmin.engines.grouping import group_rows
 from starmin.errors import InvalidInput
 from starmin.transform.plan import STAR, ReleasePlan
+
+if TYPE_CHECKING:
+    from starmin.io.output import OutputTarget
 
 STAR_TEXT = "*"
 
@@ -68,6 +73,26 @@ class LocalEngine:
     """Aggregation and plan application with polars (the default engine)."""
 
     name = "local"
+
+    def __init__(self) -> None:
+        self.stages = Stages()
+
+    def read(self, source: Any, schema: Schema) -> pl.DataFrame:
+        """A path (CSV, Parquet, ``sample:NAME``) or a polars / pandas / pyarrow table as a
+        polars DataFrame (:func:`starmin.io.tables.read_table`)."""
+        from starmin.io.tables import read_table
+
+        return read_table(source, schema=schema)
+
+    def write(self, released: pl.DataFrame, target: OutputTarget, report: Any,
+              separator: str = ",", html: str | None = None) -> None:
+        """The release and its report (and HTML page), all or none
+        (:func:`starmin.io.output.write_table_pair`)."""
+        from starmin.errors import on_command_line
+        from starmin.io.output import write_table_pair
+
+        flag = "-o" if on_command_line() else "path"
+        write_table_pair(released, target, report, separator, flag=flag, html=html)
 
     def to_row_types(self, table: pl.DataFrame, schema: Schema) -> LocalEncoded:
         """Code QI and sensitive columns and count rows per (row type, sensitive key).

@@ -56,16 +56,22 @@ def html_path(out: str | os.PathLike[str]) -> Path:
     return Path(f"{out}{HTML_SUFFIX}")
 
 
-def check_output(out: str | os.PathLike[str], *, flag: str = "-o") -> OutputTarget:
+def check_output(out: str | os.PathLike[str], *, flag: str = "-o",
+                 replace_folder: bool = False) -> OutputTarget:
     """Check that a release can be written to ``out`` (and its report and HTML page beside it).
 
     ``flag`` names the option in the fix ("-o" for the CLI, "path" for the API). Nothing is
     created. Raises :class:`InvalidInput` for an unknown suffix, a path (or report path, or
     HTML path) that is a folder, and a folder that does not exist and cannot be created or
-    cannot be written.
+    cannot be written. With ``replace_folder`` (the Spark engine, which writes a release as a
+    folder of part files) the path may be a previous such release: a folder holding Spark's
+    ``_SUCCESS`` marker, replaced whole when the new release is complete.
     """
     path = Path(out)
-    if path.is_dir():
+    if path.is_dir() and replace_folder and not (path / "_SUCCESS").is_file():
+        raise InvalidInput(f"cannot write the release to {path}: it is a folder that is not a "
+                           f"previous release (no _SUCCESS file); give {flag} a new name")
+    if path.is_dir() and not replace_folder:
         raise InvalidInput(f"cannot write the release to {path}: it is a folder; give {flag} a "
                            f"file name in it, e.g. {path / 'release.csv'}")
     suffix = path.suffix.lower()

@@ -253,6 +253,18 @@ def group_pairs(df: pl.DataFrame, qi: tuple[str, ...],
         return _classes(df.group_by(list(qi)).agg(pl.len().alias(size_col)), qi, size_col, [],
                         None, "pairs")
     combos = df.group_by([*qi, *sensitive]).agg(pl.len().alias(count_col))
+    return group_counted(combos, qi, sensitive, count_col)
+
+
+def group_counted(combos: pl.DataFrame, qi: tuple[str, ...], sensitive: tuple[str, ...],
+                  count_col: str) -> Classes:
+    """The classes from the distinct QI + sensitive combinations and their row counts
+    (``count_col``), e.g. counted where the rows are (the Spark path, :mod:`.spark`)."""
+    taken = set(combos.columns)
+    size_col = _fresh("__size", taken)
+    if not sensitive:
+        return _classes(combos.group_by(list(qi)).agg(pl.col(count_col).sum().alias(size_col)),
+                        qi, size_col, [], None, "pairs")
     grouped = combos.group_by(list(qi)).agg(
         pl.col(count_col).sum().alias(size_col), pl.col(count_col), *map(pl.col, sensitive))
     cols = [Sensitive(c, *_encode_small(grouped[c].explode())) for c in sensitive]

@@ -60,8 +60,9 @@ def verify(
 
     Parameters
     ----------
-    table : polars / pandas / pyarrow table, or the path of a CSV (separator ``;``, ``,`` or
-        tab, sniffed) or Parquet file.
+    table : polars / pandas / pyarrow table, the path of a CSV (separator ``;``, ``,`` or
+        tab, sniffed) or Parquet file, or a Spark DataFrame (checked where its rows are:
+        :mod:`starmin.verifier.spark`).
     qi : the quasi-identifier columns (a list or a comma-separated string).
     sensitive : the sensitive columns (zero or more); every model that uses a sensitive
         attribute is checked on each of them.
@@ -82,15 +83,26 @@ def verify(
     if hierarchies and original is None:
         raise InvalidInput("checking released cells against hierarchies needs the original "
                            "table: pass original=TABLE (on the command line: --original FILE)")
-    df = to_frame(table, sa_t, qi_t)  # a file's column names are checked before the read
-    check_columns(df, qi_t, sa_t)
-    cells = None if original is None else check_cells(
-        df, to_frame(original, ()), qi_t, dict(hierarchies or {}), star)
     needy = [m.name for m in flat if m.uses_sensitive]
-    if needy and not sa_t:
-        raise InvalidInput(f"{needy[0]} needs a sensitive column: pass sensitive=['COLUMN'] "
-                           "(on the command line: --sensitive COLUMN)")
-    classes = group(df, qi_t, sa_t)
+    if type(table).__module__.startswith("pyspark"):  # the Spark path (.spark): rows stay put
+        from starmin.verifier.spark import spark_classes
+
+        if original is not None:
+            raise InvalidInput("checking released cells against the original table is not "
+                               "available for a Spark DataFrame yet: verify without original")
+        if needy and not sa_t:
+            raise InvalidInput(f"{needy[0]} needs a sensitive column: pass "
+                               "sensitive=['COLUMN'] (on the command line: --sensitive COLUMN)")
+        classes, cells = spark_classes(table, qi_t, sa_t), None
+    else:
+        df = to_frame(table, sa_t, qi_t)  # a file's column names are checked before the read
+        check_columns(df, qi_t, sa_t)
+        cells = None if original is None else check_cells(
+            df, to_frame(original, ()), qi_t, dict(hierarchies or {}), star)
+        if needy and not sa_t:
+            raise InvalidInput(f"{needy[0]} needs a sensitive column: pass "
+                               "sensitive=['COLUMN'] (on the command line: --sensitive COLUMN)")
+        classes = group(df, qi_t, sa_t)
     checks: list[ModelCheck] = []
     size_only = [m for m in flat if not m.uses_sensitive]
     if size_only:
