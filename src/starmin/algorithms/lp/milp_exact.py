@@ -210,12 +210,13 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     cert["milp_vectors"] = blocks.B
     if blocks.B == 0 and best is not None and upper is not None:
         return _proven(rt, best, upper, {**cert, "proven_by": "reduced-cost fixing"}, say)
-    prog = build(pairs, exact_constraints(model, rt), blocks)
+    rel = exact_constraints(model, rt)
+    prog = build(pairs, rel, blocks)
     cert["milp_variables"] = len(prog.c)
     clock = "" if seconds is None else f", time limit {seconds:g} s"
     say(f"{NAME}: {blocks.B:,} output vectors left, {len(prog.c):,} variables; HiGHS "
         f"branch and bound (node limit {node_limit:,}{clock})")
-    sol, rounds, separated = _solve_with_cuts(rt, model, pairs, blocks, prog, node_limit,
+    sol, rounds, separated = _solve_with_cuts(rt, model, rel, pairs, blocks, prog, node_limit,
                                               seconds, say)
     if nonlinear(model):
         cert["cut_rounds"] = rounds
@@ -266,8 +267,8 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     return plan
 
 
-def _solve_with_cuts(rt: RowTypes, model: PrivacyModel, pairs: Pairs, blocks: Blocks,
-                     prog: Program, node_limit: int, seconds: float | None,
+def _solve_with_cuts(rt: RowTypes, model: PrivacyModel, rel: Relaxation, pairs: Pairs,
+                     blocks: Blocks, prog: Program, node_limit: int, seconds: float | None,
                      say: Progress) -> tuple[MILPSolution, int, bool]:
     """The MILP, solved again with cuts (:mod:`.cuts`) while a class of its optimum fails a
     nonlinear part of the model: ``(solution, rounds, separated)``. ``separated`` is false
@@ -276,7 +277,6 @@ def _solve_with_cuts(rt: RowTypes, model: PrivacyModel, pairs: Pairs, blocks: Bl
     gets what is left of it."""
     extra = nonlinear(model)
     deadline = None if seconds is None else time.monotonic() + seconds
-    rel = exact_constraints(model, rt)
     value_of_x = rel.value_of_key[pairs.key_of[blocks.pair_of]] if extra else None
     seen: set[bytes] = set()
     rounds = 0
@@ -287,12 +287,14 @@ def _solve_with_cuts(rt: RowTypes, model: PrivacyModel, pairs: Pairs, blocks: Bl
         if not extra or sol.x is None or not sol.optimal:
             return sol, rounds, True
         new: list[Cut] = []
+        failing = False
         for _t, keys, counts in groups_of(pairs, blocks, np.round(sol.x)):
             kc = np.bincount(keys, weights=counts, minlength=rt.s).astype(np.int64)
             x = value_counts(keys, counts, rel.value_of_key, rel.r)
             for part in extra:
                 if holds(part, rt, kc[None, :])[0]:
                     continue
+                failing = True
                 cut = cut_for(part, x)
                 if cut is None:
                     return sol, rounds, False
@@ -300,10 +302,8 @@ def _solve_with_cuts(rt: RowTypes, model: PrivacyModel, pairs: Pairs, blocks: Bl
                 if tag not in seen:
                     seen.add(tag)
                     new.append(cut)
-        if not new:
-            return sol, rounds, not any(
-                not holds(p, rt, _key_counts(rt, g)[None, :])[0]
-                for g in groups_of(pairs, blocks, np.round(sol.x)) for p in extra)
+        if not new:  # every class passes, or fails a cut already added (round-off)
+            return sol, rounds, not failing
         if rounds >= CUT_ROUNDS:
             return sol, rounds, False
         rounds += 1
@@ -311,10 +311,6 @@ def _solve_with_cuts(rt: RowTypes, model: PrivacyModel, pairs: Pairs, blocks: Bl
             f"(round {rounds})")
         assert value_of_x is not None
         prog = with_rows(prog, *_cut_rows(new, blocks, value_of_x, prog))
-
-
-def _key_counts(rt: RowTypes, group: Group) -> np.ndarray:
-    return np.bincount(group[1], weights=group[2], minlength=rt.s).astype(np.int64)
 
 
 def _cut_rows(cuts: list[Cut], blocks: Blocks, value_of_x: np.ndarray,
