@@ -104,9 +104,7 @@ def _solve(rt: RowTypes, model: PrivacyModel, method: str = "auto", *, seed: int
                            f"MILP): drop it, or drop {param('objective', objective)}")
     if objective == "loss":
         return _solve_loss(rt, model, method, seed=seed, progress=progress, **options), None
-    if time_limit is not None:
-        return _solve_timed(rt, model, method, time_limit, seed=seed, progress=progress,
-                            **options)
+    seconds = None if time_limit is None else _time_limit(time_limit, method)
     if method == "auto":
         from starmin.algorithms import portfolio
 
@@ -120,53 +118,45 @@ def _solve(rt: RowTypes, model: PrivacyModel, method: str = "auto", *, seed: int
         plan.validate(rt)
         return _lowest_nodes(plan, rt), trials
     algo = registry.choose(model, rt, method)
+    if seconds is not None and not algo.time_limit and method != "exact":
+        raise InvalidInput(f"method {algo.name!r} takes no time limit (it runs under work "
+                           f"limits only): use --method exact or {', '.join(_timed())}, or "
+                           "drop --time-limit")
     reason = algo.supports(model, rt)
     if reason is not None:
         raise InvalidInput(f"method {algo.name!r} cannot solve this instance: {reason}")
+    if seconds is not None and algo.time_limit:
+        options["time_limit"] = seconds
     plan = algo.solve(rt, model, seed=seed, progress=progress or silent, **options)
+    if seconds is not None and not algo.time_limit:  # exact chose a method without a clock
+        plan = replace(plan, certificate={**plan.certificate, "time_limit_s": seconds,
+                                          "time_limit_used": False})
     plan.validate(rt)
     return _lowest_nodes(plan, rt), None
 
 
-def _solve_timed(rt: RowTypes, model: PrivacyModel, method: str, time_limit: float, *,
-                 seed: int, progress: Progress | None, **options: Any
-                 ) -> tuple[ReleasePlan, list[Any] | None]:
-    """A run under the user's wall-clock limit: only methods that honor one take it
-    (:attr:`Algorithm.time_limit`). With ``exact``, the exact method chosen for the instance
-    gets the limit if it honors one; one that does not (brute force, the FPT flows on their
-    small instances) runs to completion and the plan's certificate says the limit was not
-    used."""
+def _time_limit(time_limit: object, method: str) -> float:
+    """The user's wall-clock limit in seconds. Only methods that honor one take it
+    (:attr:`Algorithm.time_limit`); with ``exact``, the exact method chosen for the instance
+    gets it if it honors one, and one that does not (brute force, the FPT flows on their
+    small instances) runs to completion with ``time_limit_used: false`` in its certificate."""
     from starmin.algorithms.base import check_time_limit
 
     seconds = check_time_limit(time_limit)
-    timed = _check_timed_method(method)
-    algo = registry.choose(model, rt, method)
-    if not algo.time_limit and method != "exact":
-        raise InvalidInput(f"method {algo.name!r} takes no time limit (it runs under work "
-                           f"limits only): use --method exact or {', '.join(timed)}, or drop "
-                           "--time-limit")
-    reason = algo.supports(model, rt)
-    if reason is not None:
-        raise InvalidInput(f"method {algo.name!r} cannot solve this instance: {reason}")
-    if algo.time_limit:
-        options["time_limit"] = seconds
-    plan = algo.solve(rt, model, seed=seed, progress=progress or silent, **options)
-    if not algo.time_limit:
-        plan = replace(plan, certificate={
-            **plan.certificate, "time_limit_s": seconds,
-            "time_limit_used": False})
-    plan.validate(rt)
-    return _lowest_nodes(plan, rt), None
+    _check_timed_method(method)
+    return seconds
 
 
-def _check_timed_method(method: str) -> list[str]:
-    """``--time-limit`` is refused with ``auto``; the names of the methods that honor it."""
-    timed = [a.name for a in registry.algorithms().values() if a.time_limit]
+def _timed() -> list[str]:
+    return [a.name for a in registry.algorithms().values() if a.time_limit]
+
+
+def _check_timed_method(method: str) -> None:
+    """``--time-limit`` is refused with ``auto``."""
     if method == "auto":
         raise InvalidInput(f"--time-limit needs --method exact or a method that honors it "
-                           f"({', '.join(timed)}); --method auto runs under a work budget, "
-                           "never the clock")
-    return timed
+                           f"({', '.join(_timed())}); --method auto runs under a work "
+                           "budget, never the clock")
 
 
 def loss_methods() -> list[str]:
