@@ -113,9 +113,12 @@ def test_larger_tables_and_every_variant(model: PrivacyModel) -> None:
         plan = _check(rt, model, seed=seed)
         k = merge_repair.start_size(model, rt, merge_repair.make_judge(model, rt))
         assert k >= implied_k(model)
-        assert plan.certificate["start"] == (f"pattern-packing k={k}" if k > 1 else "rows")
+        start = f"pattern-packing k={k}" if k > 1 else "rows"
+        if k > 1 and merge_repair.diverse_suits(model):
+            start = "diverse"
+        assert plan.certificate["start"] == start
         variants: list[dict[str, object]] = [
-            {"start": "rows"}, {"start": "pattern-packing", "start_k": 2},
+            {"start": "rows"}, {"start": "pattern-packing", "start_k": 2}, {"start": "diverse"},
             {"full_scan": 1, "h": 2},  # partners among sort-order neighbours only
             {"width": 1, "donors": 0, "refine": False, "moves": False, "rules": "cost"},
             {"width": 3, "donors": 1, "refine": False, "moves": False, "rules": "spread"},
@@ -123,6 +126,49 @@ def test_larger_tables_and_every_variant(model: PrivacyModel) -> None:
         for options in variants[seed::2]:
             _check(rt, model, **options)
         _check(expanded(rt), model, rules="cost")  # equal QI vectors as separate row types
+
+
+@pytest.mark.parametrize("model", MODELS, ids=lambda m: m.name)
+def test_the_diverse_start_leaves_at_most_its_last_class_violating(model: PrivacyModel) -> None:
+    """Every class the diverse start grows satisfies the model, except the one that ran out of
+    rows (the last); the release built on it satisfies the model and is never below the
+    optimum."""
+    from starmin.algorithms.heuristic._diverse_start import diverse_plan
+
+    for seed in range(3):
+        rt = random_table(900 + seed, 60, 4, values=[2, 3, 4, 5], s=3)
+        if not _feasible(model, rt):
+            continue
+        judge = merge_repair.make_judge(model, rt)
+        k = merge_repair.start_size(model, rt, judge)
+        start = diverse_plan(rt, judge, k, "merge-repair", merge_repair.GUARANTEE)
+        start.validate(rt)
+        assert (~holds(model, rt, start.class_key_counts(rt.s))).sum() <= 1
+        again = diverse_plan(rt, judge, k, "merge-repair", merge_repair.GUARANTEE)
+        assert np.array_equal(start.outputs, again.outputs)
+        assert np.array_equal(start.count, again.count)
+    small = random_table(77, 8, 3, values=3, s=3)
+    if _feasible(model, small):
+        plan = _check(small, model, start="diverse")
+        assert brute_force.solve(small, model).stars <= plan.stars
+
+
+def test_the_auto_start_is_diverse_for_frequency_l_diversity_only() -> None:
+    assert merge_repair.diverse_suits(LDiversity(3))
+    assert merge_repair.diverse_suits(AllOf(KAnonymity(2), LDiversity(3)))
+    for model in (KAnonymity(3), AllOf(KAnonymity(3), LDiversity(2)), DistinctLDiversity(3), EntropyLDiversity(2),
+                  RecursiveCLDiversity(2, 2), TCloseness(0.2), PSensitiveKAnonymity(p=2, k=3),
+                  AllOf(LDiversity(2), TCloseness(0.3))):
+        assert not merge_repair.diverse_suits(model)
+
+
+def test_a_frequency_l_diverse_class_of_distinct_values_costs_no_stars() -> None:
+    """Three row types that differ only in the last column, each holding every sensitive
+    value once: the diverse start keeps each type a class of its own (no stars), whereas
+    one class of all three would star the last column."""
+    rt = from_rows([[0, 0, 0]] * 3 + [[0, 0, 1]] * 3 + [[0, 0, 2]] * 3, sa=[0, 1, 2] * 3)
+    plan = _check(rt, LDiversity(3), start="diverse")
+    assert plan.stars == 0 and plan.certificate["start"] == "diverse"
 
 
 def test_start_size_is_the_smallest_class_shaped_like_the_table() -> None:
