@@ -14,7 +14,7 @@ Wall (``time.perf_counter``) and CPU (``time.process_time``) seconds of the call
 milliseconds per 1,000 rows.
 
     python bench/targets.py                 # every configuration
-    python bench/targets.py --only k5 t0.2  # some
+    python bench/targets.py --only k5 t0.2  # some (the other runs in the file are kept)
     python bench/targets.py --table         # print the table of the last results
 """
 
@@ -110,6 +110,13 @@ def main() -> None:
               f"{r['wall_s']} s wall, {r['cpu_s']} s CPU", file=sys.stderr, flush=True)
     results["machine"]["load_end"] = os.getloadavg()[0]
     results["finished"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    if ns.only and ns.out.exists():  # re-measured runs replace theirs; the others are kept
+        base = json.loads(ns.out.read_text())
+        base["runs"].update(results["runs"])
+        base.setdefault("updates", []).append(
+            {"runs": list(results["runs"]), "machine": results["machine"],
+             "started": results["started"], "finished": results["finished"]})
+        results = base
     ns.out.parent.mkdir(parents=True, exist_ok=True)
     tmp = ns.out.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(results, indent=1) + "\n")
