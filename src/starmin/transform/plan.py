@@ -170,21 +170,32 @@ class ReleasePlan:
         Each group is ``(type_idx, key_idx, count)`` arrays. Its output vector is the group's
         *suppressor* (Liang & Yuan Sec. 2): a star in every column where the group's row
         types differ. Groups whose suppressors coincide are one released class, so they are
-        merged here.
+        merged here. (Vectorized: one pass over all groups' entries, the suppressors as
+        per-group column minima and maxima; the same plan as building each group's
+        suppressor in turn.)
         """
-        vecs: list[NDArray[np.int32]] = []
-        parts: list[tuple[NDArray[np.integer], NDArray[np.integer], NDArray[np.integer]]] = []
-        for ti, ki, cnt in groups:
-            ti = np.asarray(ti, dtype=np.int64)
-            ki = np.asarray(ki, dtype=np.int64)
-            cnt = np.asarray(cnt, dtype=np.int64)
-            keep = cnt > 0
-            ti, ki, cnt = ti[keep], ki[keep], cnt[keep]
-            if len(ti) == 0:
-                continue
-            vecs.append(suppressor(rt.codes[np.unique(ti)]))
-            parts.append((ti, ki, cnt))
-        return cls.from_vectors(rt, vecs, parts, method, guarantee, lower_bound, certificate)
+        m = rt.m
+        if not groups:
+            return cls.from_vectors(rt, [], [], method, guarantee, lower_bound, certificate)
+        sizes = np.fromiter((len(g[0]) for g in groups), dtype=np.int64, count=len(groups))
+        ti = np.concatenate([np.asarray(g[0], dtype=np.int64).reshape(-1) for g in groups])
+        ki = np.concatenate([np.asarray(g[1], dtype=np.int64).reshape(-1) for g in groups])
+        cnt = np.concatenate([np.asarray(g[2], dtype=np.int64).reshape(-1) for g in groups])
+        gid = np.repeat(np.arange(len(groups), dtype=np.int64), sizes)
+        keep = cnt > 0
+        ti, ki, cnt, gid = ti[keep], ki[keep], cnt[keep], gid[keep]
+        if len(ti) == 0:
+            return cls.from_vectors(rt, [], [], method, guarantee, lower_bound, certificate)
+        first = np.r_[True, gid[1:] != gid[:-1]]
+        starts = np.flatnonzero(first)
+        codes = rt.codes[ti]                                          # (entries, m)
+        lo = np.minimum.reduceat(codes, starts, axis=0)
+        hi = np.maximum.reduceat(codes, starts, axis=0)
+        vec = np.where(lo == hi, lo, STAR).astype(np.int32).reshape(-1, m)
+        uniq, inv = np.unique(vec, axis=0, return_inverse=True)
+        out_idx = np.asarray(inv).reshape(-1)[np.cumsum(first) - 1]
+        return cls(uniq, out_idx, ti, ki, cnt, method, guarantee, lower_bound,
+                   dict(certificate or {})).compact()
 
     @classmethod
     def from_vectors(
