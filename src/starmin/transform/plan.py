@@ -191,7 +191,7 @@ class ReleasePlan:
         codes = rt.codes[ti]                                          # (entries, m)
         lo = np.minimum.reduceat(codes, starts, axis=0)
         hi = np.maximum.reduceat(codes, starts, axis=0)
-        vec = np.where(lo == hi, lo, STAR).astype(np.int32).reshape(-1, m)
+        vec = np.where(lo == hi, lo, STAR).astype(np.int32).reshape(len(starts), m)
         uniq, inv = np.unique(vec, axis=0, return_inverse=True)
         out_idx = np.asarray(inv).reshape(-1)[np.cumsum(first) - 1]
         return cls(uniq, out_idx, ti, ki, cnt, method, guarantee, lower_bound,
