@@ -64,3 +64,17 @@ def test_no_groups() -> None:
     same(ReleasePlan.from_groups(rt, [], "x", G, 3, {"a": 1}), former(rt, []))
     z = [(np.array([0]), np.array([0]), np.array([0]))]
     same(ReleasePlan.from_groups(rt, z, "x", G, 3, {"a": 1}), former(rt, z))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_unique_rows_is_numpys_unique_over_rows(seed: int) -> None:
+    from starmin.transform.plan import unique_rows
+
+    rng = np.random.default_rng(seed)
+    g, m = int(rng.integers(0, 200)), int(rng.integers(0, 6))
+    dtype = np.int32 if seed % 2 else np.int64
+    a = rng.integers(-1, int(rng.integers(1, 5)), size=(g, m)).astype(dtype)  # -1: STAR
+    u, inv = np.unique(a, axis=0, return_inverse=True)
+    u2, inv2 = unique_rows(a)
+    assert u2.dtype == u.dtype and np.array_equal(u2, u)
+    assert inv2.dtype == np.int64 and np.array_equal(inv2, np.asarray(inv).reshape(-1))

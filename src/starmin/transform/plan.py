@@ -192,7 +192,7 @@ class ReleasePlan:
         lo = np.minimum.reduceat(codes, starts, axis=0)
         hi = np.maximum.reduceat(codes, starts, axis=0)
         vec = np.where(lo == hi, lo, STAR).astype(np.int32).reshape(len(starts), m)
-        uniq, inv = np.unique(vec, axis=0, return_inverse=True)
+        uniq, inv = unique_rows(vec)
         out_idx = np.asarray(inv).reshape(-1)[np.cumsum(first) - 1]
         return cls(uniq, out_idx, ti, ki, cnt, method, guarantee, lower_bound,
                    dict(certificate or {})).compact()
@@ -214,8 +214,7 @@ class ReleasePlan:
             V = np.asarray(np.stack([np.asarray(v) for v in vectors]), dtype=np.int32)
         else:
             V = np.zeros((0, m), dtype=np.int32)
-        uniq, inv = (np.unique(V, axis=0, return_inverse=True) if len(V)
-                     else (V, np.zeros(0, dtype=np.int64)))
+        uniq, inv = unique_rows(V) if len(V) else (V, np.zeros(0, dtype=np.int64))
         inv = np.asarray(inv).reshape(-1)
         sizes = [len(np.asarray(p[0])) for p in parts]
         oi = np.repeat(inv, sizes) if parts else np.zeros(0, np.int64)
@@ -250,6 +249,25 @@ class ReleasePlan:
                            changes.get("guarantee", self.guarantee),
                            changes.get("lower_bound", self.lower_bound),
                            changes.get("certificate", self.certificate))
+
+
+def unique_rows(a: NDArray[np.integer]) -> tuple[NDArray[Any], NDArray[np.int64]]:
+    """``np.unique(a, axis=0, return_inverse=True)`` for a 2-D integer array, the same arrays
+    (rows in lexicographic order, each row's index among them), by a ``lexsort`` of the
+    columns: several times faster than numpy's sort of the rows as opaque records."""
+    a = np.asarray(a)
+    g, m = a.shape
+    if g == 0 or m == 0:
+        u, inv = np.unique(a, axis=0, return_inverse=True)
+        return u, np.asarray(inv, dtype=np.int64).reshape(-1)
+    order = np.lexsort(a.T[::-1])
+    ordered = a[order]
+    new = np.empty(g, dtype=bool)
+    new[0] = True
+    np.any(ordered[1:] != ordered[:-1], axis=1, out=new[1:])
+    inv = np.empty(g, dtype=np.int64)
+    inv[order] = np.cumsum(new) - 1
+    return ordered[new], inv
 
 
 def suppressor(codes: NDArray[np.integer]) -> NDArray[np.int32]:
