@@ -178,9 +178,8 @@ class ReleasePlan:
         if not groups:
             return cls.from_vectors(rt, [], [], method, guarantee, lower_bound, certificate)
         sizes = np.fromiter((len(g[0]) for g in groups), dtype=np.int64, count=len(groups))
-        ti = np.concatenate([np.asarray(g[0], dtype=np.int64).reshape(-1) for g in groups])
-        ki = np.concatenate([np.asarray(g[1], dtype=np.int64).reshape(-1) for g in groups])
-        cnt = np.concatenate([np.asarray(g[2], dtype=np.int64).reshape(-1) for g in groups])
+        ti, ki, cnt = (np.concatenate([g[j] for g in groups]).astype(np.int64, copy=False)
+                       for j in range(3))
         gid = np.repeat(np.arange(len(groups), dtype=np.int64), sizes)
         keep = cnt > 0
         ti, ki, cnt, gid = ti[keep], ki[keep], cnt[keep], gid[keep]
