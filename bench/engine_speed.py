@@ -18,7 +18,8 @@ threads) and peak resident memory; for starmin also the stage timings of its rep
 (``timings_s``). Reported per command: the median over ``--rounds`` of the per-round ratios
 starmin / reference (wall and CPU) and the peak-memory ratio. ``--src`` runs another checkout
 (e.g. main's ``src``) for a before/after comparison. Writes ``bench/results/engine_speed.json``
-and prints a markdown table for docs/benchmarks.md.
+(the runs already in it are kept under ``earlier_runs``) and prints a markdown table for
+docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -169,6 +170,7 @@ def main() -> None:
                              "df[.lazy()].group_by(QIS + occupation).len()[.collect()]; "
                              "df.write_csv(OUT)', the faster of eager and lazy in each round",
         "target": TARGET, "sizes": {}}
+    res["earlier_runs"] = earlier_runs(Path(ns.out))
     folder = Path(ns.data)
     for rows in ns.rows:
         path, qi = make_table(rows, folder)
@@ -177,6 +179,16 @@ def main() -> None:
         Path(ns.out).parent.mkdir(parents=True, exist_ok=True)
         Path(ns.out).write_text(json.dumps(res, indent=2) + "\n")
     print(markdown(res))
+
+
+def earlier_runs(path: Path) -> list[dict[str, Any]]:
+    """The runs already in ``path`` (newest first), kept under ``earlier_runs`` of the new
+    one: the file holds the whole history, the newest run at the top level."""
+    if not path.exists():
+        return []
+    prev = json.loads(path.read_text())
+    older = prev.pop("earlier_runs", [])
+    return [prev, *older]
 
 
 def markdown(res: dict[str, Any]) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -41,17 +42,35 @@ class Release:
     over its JSON form (``release.report["stars"]``).
     """
 
-    table: Any
     plan: ReleasePlan
     verification: Any
     report: Report
     frame: Any = field(repr=False)
-    """The release in the engine's form (a polars DataFrame locally, a Spark DataFrame with
-    the Spark engine): what :meth:`write` writes."""
+    """The release in the engine's form (a polars DataFrame locally, its QI columns held as
+    categoricals; a Spark DataFrame with the Spark engine): what :meth:`write` writes."""
     separator: str = ","
     """The CSV separator :meth:`write` uses: the input file's, else ``,``."""
     engine: Engine | None = field(default=None, repr=False)
     """The engine that made the release (``None``: the local engine)."""
+    data: Any = field(default=None, repr=False, compare=False)
+    """What the table was made from (its kind is the kind of :attr:`table`)."""
+    qi: tuple[str, ...] = ()
+
+    @cached_property
+    def table(self) -> Any:
+        """The release in the kind the data came in, its QI columns as text (made from
+        :attr:`frame` when first asked for: the command line, which writes :attr:`frame`,
+        never holds the text columns)."""
+        return as_kind_of(self.data, self.text_frame)
+
+    @property
+    def text_frame(self) -> Any:
+        """:attr:`frame` with its QI columns as text (a Spark release as it is)."""
+        if not isinstance(self.frame, pl.DataFrame):
+            return self.frame
+        from starmin.engines.local import as_text
+
+        return as_text(self.frame, self.qi)
 
     def write(self, path: str | os.PathLike[str]) -> Path:
         """Write the release to ``path`` (``.csv``, ``.tsv`` or ``.parquet``), its report to
@@ -66,8 +85,14 @@ class Release:
 
         engine = self.engine or get_engine("local")
         target = check_output(path, flag="path", replace_folder=engine.name == "spark")
-        engine.write(self.frame, target, self.report, self.separator, html=render(self.report))
+        engine.write(self.written(target.format), target, self.report, self.separator,
+                     html=render(self.report))
         return target.path
+
+    def written(self, format: str) -> Any:
+        """What is written in ``format``: :attr:`frame` (CSV holds the labels, not the
+        dtype), with the QI columns as text for Parquet (whose schema records the dtype)."""
+        return self.frame if format != "parquet" else self.text_frame
 
 
 def solve(rt: RowTypes, model: PrivacyModel, method: str = "auto", *, seed: int = 0,
@@ -411,11 +436,20 @@ def anonymize(
         loss_bound = None
         if resolved is not None or objective == "loss":
             loss_bound = _loss_bound(rt, the_model, plan, say)
-    with stages("apply"):
-        released = eng.apply_plan(encoded, plan, seed=seed)
+    with stages("apply"):  # the local engine's QI columns as categoricals (Release.table)
+        from starmin.engines.local import LocalEncoded, LocalEngine
+
+        if isinstance(eng, LocalEngine) and isinstance(encoded, LocalEncoded) \
+                and resolved is None:
+            released = eng.apply_plan(encoded, plan, seed=seed, categorical=True)
+        else:
+            released = eng.apply_plan(encoded, plan, seed=seed)
+    cells: dict[str, Any] = {} if resolved is None else {
+        "original": table, "hierarchies": {c: h.rows for c, h in resolved.files.items()}}
+    # the input's QI columns and each row's group are not needed any more: free them before
+    # the verifier's working memory is added (the release keeps the columns it shares)
+    del table, encoded
     with stages("verify"):  # the independent verifier (its own Spark path for Spark frames)
-        cells: dict[str, Any] = {} if resolved is None else {
-            "original": table, "hierarchies": {c: h.rows for c, h in resolved.files.items()}}
         verdict = verify(released, schema.qi, schema.sensitive, [the_model], **cells)
     report = build_report(data, rt, schema, the_model, plan, bounds, verdict,
                           dict(stages.seconds), seed, portfolio=trials, objective=objective,
@@ -425,8 +459,8 @@ def anonymize(
             f"the release from {plan.method} failed independent verification "
             f"({_failed(verdict)}); nothing was written. Please report this as a bug."
         )
-    return Release(as_kind_of(data, released), plan, verdict, report, frame=released,
-                   separator=_separator_of(data), engine=eng)
+    return Release(plan, verdict, report, frame=released, separator=_separator_of(data),
+                   engine=eng, data=data, qi=schema.qi)
 
 
 def engine_for(data: Any, engine: str | Engine | None) -> Engine:

@@ -229,7 +229,8 @@ def cmd_anonymize(ns: argparse.Namespace) -> int:
     say("drawing the report page's plots")
     page = render(report)
     with engine.stages("write"):
-        engine.write(release.frame, target, report, release.separator, html=page)
+        engine.write(release.written(target.format), target, report, release.separator,
+                     html=page)
     say(f"written in {engine.stages.seconds['write']:.2f} s")
     print(summary(report, written=str(out)))
     return EXIT_OK

@@ -136,8 +136,8 @@ class LocalEngine:
                       tuple(domains), schema.sensitive, keys, tuple(sdomains))
         return LocalEncoded(table, schema, rt, group_of_row, group_type, group_key)
 
-    def apply_plan(self, encoded: LocalEncoded, plan: ReleasePlan, seed: int = 0
-                   ) -> pl.DataFrame:
+    def apply_plan(self, encoded: LocalEncoded, plan: ReleasePlan, seed: int = 0,
+                   categorical: bool = False) -> pl.DataFrame:
         """Release the rows of ``encoded`` as ``plan`` says.
 
         Within each (row type, sensitive key) class the rows are put in a seeded random order
@@ -145,6 +145,11 @@ class LocalEngine:
         released node's label: the value (text), an internal node's label from the column's
         hierarchy (``RowTypes.hierarchies``), or ``*`` for the root; identifiers are dropped;
         row order is kept.
+
+        ``categorical=True`` releases the QI columns as polars categoricals (4 bytes a cell
+        instead of a text cell's 16 and more; the same labels, so the same CSV bytes); the
+        default releases them as text (``pl.String``). :func:`as_text` turns the one into the
+        other.
         """
         rt = encoded.row_types
         plan.validate(rt)
@@ -159,9 +164,18 @@ class LocalEngine:
             idx = plan.outputs[:, j].astype(np.int64)
             idx[idx == STAR] = len(lookup) - 1
             labels[c] = pl.Series(c, lookup, dtype=pl.String).gather(idx)
+            if categorical:
+                labels[c] = labels[c].cast(pl.Categorical)
         released = pl.DataFrame(labels).select(pl.all().gather(pl.Series(out_of_row)))
         table = encoded.table.with_columns(released.get_columns())
         return table.drop(list(encoded.schema.identifiers))
+
+
+def as_text(released: pl.DataFrame, qi: tuple[str, ...]) -> pl.DataFrame:
+    """``released`` with its categorical QI columns (``apply_plan(..., categorical=True)``)
+    as text, as :meth:`LocalEngine.apply_plan` releases them by default."""
+    cast = [c for c in qi if released.schema[c] == pl.Categorical]
+    return released.with_columns(pl.col(cast).cast(pl.String)) if cast else released
 
 
 def check_count_matrix(t_in: int, s: int, sensitive: tuple[str, ...]) -> None:

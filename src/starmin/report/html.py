@@ -2,7 +2,7 @@
 
 :func:`render` turns a :class:`~starmin.report.record.Report` into a page that opens without
 network: the style is inline, there is no script, the plots are inline SVG
-(:mod:`starmin.report.charts`, matplotlib) and text uses the reader's local fonts; the page
+(:mod:`starmin.report.charts`, hand-written SVG) and text uses the reader's local fonts; the page
 holds no URL. Every string from the data (column names, values, the source path, model and
 method names, reasons) is HTML-escaped.
 
@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from html import escape
-from types import ModuleType
 from typing import Any
 
+from starmin.report import charts
 from starmin.report.record import Distributions, Report
 from starmin.report.text import as_report
 
@@ -60,7 +60,6 @@ padding-top:8px}
 def render(report: Report | Mapping[str, Any]) -> str:
     """The report as a self-contained HTML page (see the module docstring)."""
     r = as_report(report)
-    charts = _charts()
     title = f"starmin report: {r.inputs.source}"
     parts = [
         "<!DOCTYPE html>",
@@ -73,25 +72,13 @@ def render(report: Report | Mapping[str, Any]) -> str:
         "</head>",
         "<body>",
         *_summary(r),
-        *_plots(r, charts),
+        *_plots(r),
         *_details(r),
         _footer(r),
         "</body>",
         "</html>",
     ]
     return "\n".join(parts) + "\n"
-
-
-def _charts() -> ModuleType | None:
-    """The plotting module, or ``None`` when matplotlib is missing (the page then says so and
-    keeps the tables)."""
-    try:
-        from starmin.report import charts
-    except ModuleNotFoundError as exc:
-        if (exc.name or "").partition(".")[0] != "matplotlib":
-            raise
-        return None
-    return charts
 
 
 def _e(value: object) -> str:
@@ -208,7 +195,7 @@ def _gap_bar(stars: int, lb: int, unit: str = "stars") -> list[str]:
 
 # ---- plots ------------------------------------------------------------------------------------
 
-def _plots(r: Report, charts: ModuleType | None) -> list[str]:
+def _plots(r: Report) -> list[str]:
     d = r.distributions
     out = ['<section id="plots">']
     if d is None:
@@ -217,22 +204,16 @@ def _plots(r: Report, charts: ModuleType | None) -> list[str]:
                 "starmin before report version 2): run starmin anonymize again for the "
                 "plots.</p>", "</section>"]
         return out
-    if charts is None:
-        out.append('<p class="note">Plots need matplotlib, which starmin depends on: install '
-                   "it (pip install matplotlib) and re-render the page with starmin report "
-                   "OUT.report.json. The numbers are in the tables.</p>")
-    out += _class_sizes(d, charts)
-    out += _stars_per_column(r, charts)
-    out += _records(r, d, charts)
-    out += _sensitive(d, charts)
-    out += _values(d, charts)
+    out += _class_sizes(d)
+    out += _stars_per_column(r)
+    out += _records(r, d)
+    out += _sensitive(d)
+    out += _values(d)
     out.append("</section>")
     return out
 
 
-def _figure(charts: ModuleType | None, draw: str, *args: Any) -> list[str]:
-    if charts is None:
-        return []
+def _figure(draw: str, *args: Any) -> list[str]:
     return ["<figure>", getattr(charts, draw)(*args).rstrip(), "</figure>"]
 
 
@@ -249,39 +230,39 @@ def _table(head: Sequence[str], rows: Sequence[Sequence[object]], numeric: set[i
             "</details>"]
 
 
-def _class_sizes(d: Distributions, charts: ModuleType | None) -> list[str]:
+def _class_sizes(d: Distributions) -> list[str]:
     h = d.class_sizes
     k = f" The model implies classes of at least k = {d.k} rows." if d.k > 1 else ""
     return ["<h2>Class sizes</h2>",
             f'<p class="note">Released equivalence classes (rows with equal released QI '
             f"values) per size.{k}</p>",
-            *_figure(charts, "class_sizes", h, d.k),
+            *_figure("class_sizes", h, d.k),
             *_table(["class size", "classes"], list(zip(h.labels(), h.counts, strict=True)),
-                    {1}, open_=charts is None)]
+                    {1})]
 
 
-def _stars_per_column(r: Report, charts: ModuleType | None) -> list[str]:
+def _stars_per_column(r: Report) -> list[str]:
     stars = list(r.stars_per_column.items())
     n = r.inputs.n
     rows = [(c, v, f"{100 * v / n:.2f}%" if n else "") for c, v in stars]
     return ["<h2>Stars per column</h2>",
             '<p class="note">Suppressed cells in each QI column.</p>',
-            *_figure(charts, "stars_per_column", stars, n),
-            *_table(["column", "stars", "of the rows"], rows, {1, 2}, open_=charts is None)]
+            *_figure("stars_per_column", stars, n),
+            *_table(["column", "stars", "of the rows"], rows, {1, 2})]
 
 
-def _records(r: Report, d: Distributions, charts: ModuleType | None) -> list[str]:
+def _records(r: Report, d: Distributions) -> list[str]:
     counts = d.stars_per_record
     rows = [(str(i), c) for i, c in enumerate(counts)]
     return ["<h2>Records touched</h2>",
             f'<p class="note">Rows by the number of stars they hold: {_n(counts[0])} '
             f"untouched, {_n(r.loss.suppressed_records)} with a star, "
             f"{_n(r.loss.fully_suppressed_records)} with every QI cell suppressed.</p>",
-            *_figure(charts, "stars_per_record", counts),
-            *_table(["stars in the row", "rows"], rows, {1}, open_=charts is None)]
+            *_figure("stars_per_record", counts),
+            *_table(["stars in the row", "rows"], rows, {1})]
 
 
-def _sensitive(d: Distributions, charts: ModuleType | None) -> list[str]:
+def _sensitive(d: Distributions) -> list[str]:
     if not d.sensitive:
         return []
     out = ["<h2>Sensitive values per class</h2>",
@@ -297,14 +278,14 @@ def _sensitive(d: Distributions, charts: ModuleType | None) -> list[str]:
         out += [f"<h3>{_e(s.model)} on {_e(s.sensitive)}</h3>",
                 f'<p class="note">{_e(s.measure_name)} per class{_e(thr)}{_e(worst)}'
                 f"{_e(inf)}.</p>",
-                *_figure(charts, "measure", s, f"m{i}"),
+                *_figure("measure", s, f"m{i}"),
                 *_table([s.measure_name, "classes"],
                         list(zip(s.histogram.labels(), s.histogram.counts, strict=True)),
-                        {1}, open_=charts is None)]
+                        {1})]
     return out
 
 
-def _values(d: Distributions, charts: ModuleType | None) -> list[str]:
+def _values(d: Distributions) -> list[str]:
     out = ["<h2>Values before and after</h2>",
            '<p class="note">Rows per value of each QI column in the input and in the '
            "release; a suppressed cell counts as *. Columns with many values show the most "
@@ -322,9 +303,8 @@ def _values(d: Distributions, charts: ModuleType | None) -> list[str]:
         out += [f"<h3>{_e(v.column)}</h3>",
                 f'<p class="note">{_n(v.distinct)} distinct values in the input; '
                 f"{_n(v.stars)} cells suppressed{gen}.</p>",
-                *_figure(charts, "before_after", v, f"v{i}"),
-                *_table(["value", "input rows", "released rows"], rows, {1, 2},
-                        open_=charts is None)]
+                *_figure("before_after", v, f"v{i}"),
+                *_table(["value", "input rows", "released rows"], rows, {1, 2})]
     return out
 
 

@@ -48,7 +48,7 @@ from numpy.typing import NDArray
 
 from starmin.data.hierarchies import ROOT, Hierarchies
 from starmin.data.rowtypes import RowTypes
-from starmin.transform.plan import ReleasePlan
+from starmin.transform.plan import ReleasePlan, unique_rows
 
 KL_MAX_WORK = 50_000_000
 """Most (level pattern x row type) pairs the KL-divergence is computed for."""
@@ -121,7 +121,7 @@ def classes_of(plan: ReleasePlan) -> tuple[NDArray[np.int32], NDArray[np.int64],
     sizes ``(g,)``, and each plan entry's class (``-1`` for an entry with no rows)."""
     if plan.t_out == 0:
         return plan.outputs, np.zeros(0, np.int64), np.zeros(len(plan.count), np.int64)
-    uniq, inv = np.unique(plan.outputs, axis=0, return_inverse=True)
+    uniq, inv = unique_rows(plan.outputs)
     of_entry = np.asarray(inv).reshape(-1)[plan.out_idx]
     sizes = np.bincount(of_entry, weights=plan.count, minlength=len(uniq)).astype(np.int64)
     keep = sizes > 0
@@ -172,7 +172,7 @@ def kl_divergence(rt: RowTypes, dgh: Hierarchies, outs: NDArray[np.int32],
     if n == 0 or len(sizes) == 0:
         return 0.0, None
     levels = dgh.level_of(outs)                        # (g, m) level of each class cell
-    patterns, pat = np.unique(levels, axis=0, return_inverse=True)
+    patterns, pat = unique_rows(levels)
     pat = np.asarray(pat).reshape(-1)
     work = len(patterns) * rt.t_in
     if work > KL_MAX_WORK:

@@ -332,7 +332,15 @@ def choose_partner(cls: Classes, a: int, st: Settings, tie: IntArray,
 
 
 def polish(rt: RowTypes, classes: list[Entries], judge: Judge, st: Settings) -> ReleasePlan:
-    """Split refinement (:mod:`._split_refine`), then move refinement (:mod:`._moves`)."""
+    """Split refinement (:mod:`._split_refine`), then move refinement (:mod:`._moves`).
+
+    A partition with no star is returned as it is: both steps only lower the stars, and a
+    release without stars is one plan whatever the partition (every class's suppressor is its
+    row type, and equal output vectors are one class), so polishing could not change it."""
+    if st.refine or st.moves:
+        plan = ReleasePlan.from_groups(rt, classes, NAME, GUARANTEE)
+        if plan.stars == 0:
+            return plan
     if st.refine:
         classes = refine(rt, classes, judge)
     if st.moves:
