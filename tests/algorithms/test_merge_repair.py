@@ -156,9 +156,9 @@ def test_the_diverse_start_leaves_at_most_its_last_class_violating(model: Privac
 def test_the_auto_start_is_diverse_for_frequency_l_diversity_only() -> None:
     assert merge_repair.diverse_suits(LDiversity(3))
     assert merge_repair.diverse_suits(AllOf(KAnonymity(2), LDiversity(3)))
-    for model in (KAnonymity(3), AllOf(KAnonymity(3), LDiversity(2)), DistinctLDiversity(3), EntropyLDiversity(2),
-                  RecursiveCLDiversity(2, 2), TCloseness(0.2), PSensitiveKAnonymity(p=2, k=3),
-                  AllOf(LDiversity(2), TCloseness(0.3))):
+    for model in (KAnonymity(3), AllOf(KAnonymity(3), LDiversity(2)), DistinctLDiversity(3),
+                  EntropyLDiversity(2), RecursiveCLDiversity(2, 2), TCloseness(0.2),
+                  PSensitiveKAnonymity(p=2, k=3), AllOf(LDiversity(2), TCloseness(0.3))):
         assert not merge_repair.diverse_suits(model)
 
 
