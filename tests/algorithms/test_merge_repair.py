@@ -153,6 +153,34 @@ def test_the_diverse_start_leaves_at_most_its_last_class_violating(model: Privac
         assert brute_force.solve(small, model).stars <= plan.stars
 
 
+def test_the_diverse_start_takes_a_finished_class_again_so_work_follows_the_row_types() -> None:
+    """With every count multiplied by 50 the diverse start judges about as many classes as
+    before (each finished class is copied while its row types have rows), not 50 times more;
+    the release still satisfies the model."""
+    import dataclasses
+
+    from starmin.algorithms.heuristic._diverse_start import diverse_plan
+
+    rt = random_table(4242, 80, 4, values=[2, 3, 3, 4], s=3)
+    model = LDiversity(2)
+    calls = []
+    for mult in (1, 50):
+        big = dataclasses.replace(rt, counts=rt.counts * mult)
+        judge = merge_repair.make_judge(model, big)
+        seen = [0]
+
+        def counted(h: NDArray[np.int64], judge: object = judge, seen: list[int] = seen
+                    ) -> NDArray[np.bool_]:
+            seen[0] += 1
+            return judge(h)  # type: ignore[operator]
+
+        plan = diverse_plan(big, counted, 2, "merge-repair", merge_repair.GUARANTEE)
+        plan.validate(big)
+        assert (~holds(model, big, plan.class_key_counts(big.s))).sum() <= 1
+        calls.append(seen[0])
+    assert calls[1] <= 2 * calls[0] + 10
+
+
 def test_the_auto_start_is_diverse_for_frequency_l_diversity_only() -> None:
     assert merge_repair.diverse_suits(LDiversity(3))
     assert merge_repair.diverse_suits(AllOf(KAnonymity(2), LDiversity(3)))

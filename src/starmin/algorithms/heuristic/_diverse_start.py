@@ -19,7 +19,11 @@ Greedy (deterministic; ``seed`` is not used: every choice is broken by the row t
    class's counts): keys under their share of the table are wanted, the most common first,
    which keeps the rows left over as mixed as the table. Ties go to the row type first in
    order.
-3. When no rows are left for a class that does not satisfy the model yet, its rows stay one
+3. A finished class is taken again as many times as its row types' rows left allow (the
+   copies have its vectors, so they are one class with it; the same histogram scaled
+   satisfies every model here): with many rows per row type (a table repeated, 1M rows of
+   adult) the work then grows with the row types, not the rows.
+4. When no rows are left for a class that does not satisfy the model yet, its rows stay one
    (violating) class; merge-repair's repair merges it (every model is closed under union).
 
 Work: each class scans the row types with rows left once per change of its kept columns
@@ -60,7 +64,14 @@ def diverse_plan(rt: RowTypes, judge: Judge, k: int, method: str,
     pool = _Pool(rt.codes, order, rem.sum(axis=1))
     for t0 in order.tolist():
         while pool.left[t0] > 0:
-            groups.append(_grow(rt, rem, pool, q, t0, judge, k))
+            ti, ki, cnt = _grow(rt, rem, pool, q, t0, judge, k)
+            copies = int((rem[ti, ki] // cnt).min())      # step 3: the same class again
+            if copies and bool(judge(np.bincount(ki, cnt, rt.s)[None, :].astype(np.int64))[0]):
+                rem[ti, ki] -= copies * cnt
+                for t, c in zip(ti.tolist(), (copies * cnt).tolist(), strict=True):
+                    pool.used(t, c)
+                cnt = cnt * (copies + 1)
+            groups.append((ti, ki, cnt))
     return ReleasePlan.from_groups(rt, groups, method, guarantee)
 
 
@@ -74,9 +85,9 @@ class _Pool:
         self.codes = np.ascontiguousarray(codes[self.types].T)   # (m, alive): column-major
         self.dead = 0
 
-    def used(self, t: int) -> None:
-        """Note that row type ``t`` lost a row (compact when many ran out)."""
-        self.left[t] -= 1
+    def used(self, t: int, c: int = 1) -> None:
+        """Note that row type ``t`` lost ``c`` rows (compact when many ran out)."""
+        self.left[t] -= c
         if self.left[t] == 0:
             self.dead += 1
             if 4 * self.dead > len(self.types):
