@@ -450,7 +450,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.close()
         return EXIT_OK
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM; temporary files were removed on the way
-        return _fail("interrupted", EXIT_INTERRUPTED)
+        return _interrupted(argv)
     except VerificationFailed as exc:
         return _fail(str(exc), EXIT_FAILED)
     except StarminError as exc:
@@ -464,7 +464,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                      "its permissions and the free space", EXIT_BAD_INPUT)
     except Exception as exc:
         if _SIGNALLED:  # the interrupt surfaced through a library as another exception
-            return _fail("interrupted", EXIT_INTERRUPTED)
+            return _interrupted(argv)
         if os.environ.get("STARMIN_DEBUG"):
             raise
         return _fail(f"internal error ({type(exc).__name__}: {_one_line(exc)}); this is a bug: "
@@ -482,6 +482,18 @@ def _exit_now(code: int) -> None:
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)
+
+
+def _interrupted(argv: Sequence[str] | None) -> int:
+    """Report the interrupt; the ``starmin`` program then ends at once with exit 130. A
+    ``KeyboardInterrupt`` that passed through native code (the solver) can leave CPython
+    marked as interrupted, and it would then end the process by SIGINT (status -2) although
+    the interrupt was handled here; nothing is left to clean up (temporary files were removed
+    on the way)."""
+    code = _fail("interrupted", EXIT_INTERRUPTED)
+    if argv is None:
+        _exit_now(code)
+    return code
 
 
 def _fail(message: str, code: int) -> int:
