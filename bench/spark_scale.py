@@ -90,8 +90,6 @@ def jvm_peak_mb(spark: Any) -> float | None:
 
 
 def run_spark(n: int, master: str, memory: str, out_dir: Path) -> dict[str, Any]:
-    from pyspark import StorageLevel
-
     import starmin
     from starmin.engines.spark import SparkEngine, session
     from starmin.io.output import check_output
@@ -100,10 +98,10 @@ def run_spark(n: int, master: str, memory: str, out_dir: Path) -> dict[str, Any]
     spark = session(master, **{"spark.driver.memory": memory,
                                "spark.sql.adaptive.enabled": "true"})
     start = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    table = census_on_spark(spark, n).persist(StorageLevel.MEMORY_AND_DISK)
-    assert table.count() == n
-    generate = time.perf_counter() - t0
+    # not persisted here: the engine's read stage numbers and persists the rows once (so
+    # the generation is part of "read"); a second copy would double the cache at 100M rows
+    table = census_on_spark(spark, n)
+    load_start = os.getloadavg()
     runs = {}
     for name, params in MODELS.items():
         engine = SparkEngine(spark)
@@ -115,8 +113,13 @@ def run_spark(n: int, master: str, memory: str, out_dir: Path) -> dict[str, Any]
         release.frame.unpersist()
         shutil.rmtree(target.path, ignore_errors=True)
         runs[name] = _summary(release, write)
+        print("PARTIAL " + json.dumps({"model": name, "summary": runs[name],
+                                       "driver_peak_mb": round(peak_mb(), 1),
+                                       "jvm_peak_mb": jvm_peak_mb(spark),
+                                       "load_avg": os.getloadavg()}), flush=True)
     result = {"engine": "spark", "master": master, "rows": n, "session_start_s": start,
-              "generate_s": round(generate, 3), "models": runs,
+              "generate_s": "in read", "models": runs,
+              "load_avg_start": load_start, "load_avg_end": os.getloadavg(),
               "driver_peak_mb": round(peak_mb(), 1), "jvm_peak_mb": jvm_peak_mb(spark),
               "spark_driver_memory": memory}
     spark.stop()
@@ -168,6 +171,12 @@ def child(args: argparse.Namespace) -> None:
     print("RESULT " + json.dumps(result), flush=True)
 
 
+def _text(b: bytes | str | None) -> str:
+    if b is None:
+        return ""
+    return b if isinstance(b, str) else b.decode(errors="replace")
+
+
 STAGES = ("read", "aggregate", "solve", "lower_bounds", "apply", "verify", "write")
 
 
@@ -177,7 +186,7 @@ def markdown(runs: list[dict[str, Any]]) -> str:
             + " | total (s) | driver / JVM peak (MB) |")
     lines = [head, "|" + " --- |" * (len(STAGES) + 7)]
     for r in sorted(runs, key=lambda r: (r["rows"], r["engine"], r.get("master", ""))):
-        if r.get("failed"):
+        if r.get("failed") and not r.get("models"):
             lines.append(f"| {r['engine']} {r.get('master', '')} | {r['rows']:,} | failed: "
                          f"{' '.join(r.get('error') or [])} |")
             continue
@@ -201,6 +210,9 @@ def main() -> None:
     p.add_argument("--memory", default="8g", help="spark.driver.memory (default 8g)")
     p.add_argument("--markdown", action="store_true",
                    help="print the table of docs/scaling.md from the recorded results")
+    p.add_argument("--timeout", type=float, default=None,
+                   help="stop a configuration after this many seconds (the models it "
+                        "finished are recorded)")
     p.add_argument("--engine", help=argparse.SUPPRESS)  # set in the child processes
     args = p.parse_args()
     if args.markdown:
@@ -219,12 +231,27 @@ def main() -> None:
                "--memory", args.memory] + (["--masters", master] if master else [])
         print(f"== {engine} {master} n={n:,}", flush=True)
         t0 = time.perf_counter()
-        out = subprocess.run(cmd, capture_output=True, text=True, env=env)
-        lines = [x for x in out.stdout.splitlines() if x.startswith("RESULT ")]
-        if out.returncode or not lines:
-            print(out.stderr[-3000:], file=sys.stderr)
+        load_start = os.getloadavg()
+        try:
+            out = subprocess.run(cmd, capture_output=True, text=True, env=env,
+                                 timeout=args.timeout)
+            stdout, stderr, code = out.stdout, out.stderr, out.returncode
+        except subprocess.TimeoutExpired as exc:
+            stdout = _text(exc.stdout)
+            stderr = _text(exc.stderr) + f"\nstopped after --timeout {args.timeout} s"
+            code = -1
+        lines = [x for x in stdout.splitlines() if x.startswith("RESULT ")]
+        if code or not lines:
+            print(stderr[-3000:], file=sys.stderr)
             result = {"engine": engine, "master": master, "rows": n, "failed": True,
-                      "error": out.stderr.strip().splitlines()[-1:] if out.stderr else []}
+                      "load_avg_start": load_start, "load_avg_end": os.getloadavg(),
+                      "error": stderr.strip().splitlines()[-1:] if stderr else []}
+            partial = [json.loads(x.removeprefix("PARTIAL ")) for x in stdout.splitlines()
+                       if x.startswith("PARTIAL ")]
+            if partial:  # the models that finished before the failure or the time limit
+                result["models"] = {p["model"]: p["summary"] for p in partial}
+                result["driver_peak_mb"] = partial[-1]["driver_peak_mb"]
+                result["jvm_peak_mb"] = partial[-1]["jvm_peak_mb"]
         else:
             result = json.loads(lines[-1].removeprefix("RESULT "))
         result["process_wall_s"] = round(time.perf_counter() - t0, 1)
