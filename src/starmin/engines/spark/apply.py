@@ -1,18 +1,31 @@
 """Application of a release plan on the executors.
 
 Which rows of a class (row type, sensitive key) go to which output vector is decided exactly as
-in :func:`starmin.engines.local.assign_outputs`: the rows of a class are ordered by a seeded
+in :func:`starmin.engines.local.assign_groups`: the rows of a class are ordered by a seeded
 uniform number, the ``i``-th of ``numpy.random.default_rng(seed).random(n)`` for the row at
 input position ``i`` (ties, which have probability ~0, by position), and handed out to the
-plan's output vectors in order of their index, by their counts. Each executor computes the
-numbers of its own rows: the generator (PCG64) jumps straight to a partition's first position
-(``advance``), so no row and no random stream passes through the driver. The release therefore
-holds the same rows, with the same released cells, as the local engine's for the same plan
-and seed; it is sorted back into input order.
+plan's output vectors in order of their index, by their counts; a class with one plan entry
+needs no order (all its rows go to that entry's output vector). Each executor computes the
+numbers of its own rows: the generator (PCG64) jumps straight to a run of positions' first
+(``advance``), so no row and no random stream passes through the driver. The release holds the
+same rows, with the same released cells, in the same order, as the local engine's for the same
+plan and seed.
 
-Spark work: one join to the class ids (the distinct combinations, small), a window over each
-class (a shuffle by class), a join with the plan's entries (broadcast when small), a sort by
-input position (a range shuffle). Nothing is collected to the driver.
+Spark work:
+
+1. a join of the rows with the distinct (QI, sensitive) combinations (broadcast up to
+   :data:`BROADCAST_CLASSES`), giving each row its class and, when the plan does not split
+   the class, its output vector;
+2. only when the plan splits classes: the split classes' rows as (class, uniform, position),
+   a narrow projection, ranked within their class (one shuffle of these three numbers), and
+   the rows at the ranks where a later entry starts (the *thresholds*, one per plan entry
+   after its class's first) collected to the driver;
+3. each row's output vector where the row is (an Arrow UDF: a row of a split class takes the
+   entry of the last threshold of its class not after it in (uniform, position), else the
+   class's first entry), and a broadcast join with the labels of each output vector.
+
+With the class join broadcast no row leaves its partition, so the release keeps the input's
+order with no sort; otherwise it is sorted back by position (a range shuffle).
 """
 
 from __future__ import annotations
