@@ -13,9 +13,12 @@ plan and seed.
 
 Spark work:
 
-1. a join of the rows with the distinct (QI, sensitive) combinations (broadcast up to
-   :data:`BROADCAST_CLASSES`), giving each row its class and, when the plan does not split
-   the class, its output vector;
+1. a join of the rows with the distinct (QI, sensitive) combinations, giving each row its
+   class and, when the plan does not split the class, its output vector: on one long per
+   combination (:func:`radix_key`: each column coded by a literal map on the executors,
+   mixed radix; broadcast up to :data:`BROADCAST_KEYS` combinations), or, for columns that
+   cannot be coded so, on the columns themselves (broadcast up to
+   :data:`BROADCAST_CLASSES`);
 2. only when the plan splits classes: the split classes' rows as (class, uniform, position),
    a narrow projection, ranked within their class (one shuffle of these three numbers), and
    the rows at the ranks where a later entry starts (the *thresholds*, one per plan entry
@@ -50,6 +53,14 @@ except ImportError:  # pragma: no cover - PySpark >= 4.1 needs no pandas here
 U = "__starmin_u"
 RANK = "__starmin_rank"
 OUT = "__starmin_out"
+
+BROADCAST_KEYS = 30_000_000
+"""Distinct combinations up to which their keys (three longs each) are broadcast."""
+
+MAX_CODES = 2000
+"""Distinct values of a column up to which it is coded on the executors by a literal map."""
+
+RADIX = "__starmin_radix"
 
 BROADCAST_CLASSES = 2_000_000
 """Distinct (QI, sensitive) combinations up to which their class ids are broadcast."""
@@ -192,16 +203,28 @@ def apply(table: Any, classes: Any, rt: RowTypes, plan: ReleasePlan, seed: int,
     pt = plan_tables(rt, plan)
     ccid = classes.column(CID).to_numpy()
     one = pt["one_out"][np.searchsorted(pt["cid"], ccid)]
-    ids = spark.createDataFrame(classes.append_column(OUT, pa.array(one, pa.int64()))).select(
-        *[F.col(_q(c)).alias(_key(i)) for i, c in enumerate(keys)], F.col(CID), F.col(OUT))
-    narrow = classes.num_rows <= BROADCAST_CLASSES  # no shuffle of the rows for this join
-    if narrow:
-        ids = F.broadcast(ids)
-    same = [F.col(_q(c)).eqNullSafe(F.col(_key(i))) for i, c in enumerate(keys)]
-    cond = same[0]
-    for extra in same[1:]:
-        cond = cond & extra
-    rows = table.join(ids, on=cond, how="inner").drop(*[_key(i) for i in range(len(keys))])
+    keyed = radix_key(table, classes, keys)
+    if keyed is not None:  # one long per row and combination: a small broadcast join
+        key_expr, radix = keyed
+        ids = spark.createDataFrame(pa.table({
+            RADIX: pa.array(radix, pa.int64()), CID: pa.array(ccid, pa.int64()),
+            OUT: pa.array(one, pa.int64())}))
+        narrow = classes.num_rows <= BROADCAST_KEYS
+        rows = table.withColumn(RADIX, key_expr).join(
+            F.broadcast(ids) if narrow else ids, on=RADIX, how="inner").drop(RADIX)
+    else:  # a join on every QI and sensitive column (null-safe)
+        ids = spark.createDataFrame(classes.append_column(OUT, pa.array(one, pa.int64()))
+                                    ).select(*[F.col(_q(c)).alias(_key(i))
+                                               for i, c in enumerate(keys)],
+                                             F.col(CID), F.col(OUT))
+        narrow = classes.num_rows <= BROADCAST_CLASSES  # no shuffle of the rows
+        if narrow:
+            ids = F.broadcast(ids)
+        same = [F.col(_q(c)).eqNullSafe(F.col(_key(i))) for i, c in enumerate(keys)]
+        cond = same[0]
+        for extra in same[1:]:
+            cond = cond & extra
+        rows = table.join(ids, on=cond, how="inner").drop(*[_key(i) for i in range(len(keys))])
     th = {"t_cid": np.zeros(0, np.int64), "t_u": np.zeros(0), "t_row": np.zeros(0, np.int64),
           "t_out": np.zeros(0, np.int64), "split_cid": pt["split_cid"],
           "split_first_out": pt["split_first_out"]}
@@ -233,6 +256,44 @@ def apply(table: Any, classes: Any, rt: RowTypes, plan: ReleasePlan, seed: int,
     if not narrow:  # the class join shuffled the rows: sort them back into input order
         rows = rows.orderBy(ROW)
     return rows.select(*out)
+
+
+def radix_key(table: Any, classes: Any, keys: list[str]) -> tuple[Any, Any] | None:
+    """A Spark expression giving each row one long that identifies its combination of
+    ``keys`` values, and the same number for every combination in ``classes`` (computed on
+    the driver): each column's distinct values coded by their position (missing last, one
+    literal map per column), combined in mixed radix. ``None`` when a column is not text,
+    integer or boolean, has more than :data:`MAX_CODES` values, or the radix would not fit in
+    a long: then the rows are joined on the columns themselves."""
+    import pyarrow.compute as pc
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    kinds = {f.name: f.dataType for f in table.schema.fields}
+    plain = (T.StringType, T.LongType, T.IntegerType, T.ShortType, T.ByteType, T.BooleanType)
+    mult = 1
+    expr = F.lit(0).cast("long")
+    radix = np.zeros(classes.num_rows, dtype=np.int64)
+    for c in keys:
+        kind = kinds[c]
+        if not isinstance(kind, plain):
+            return None
+        column = classes.column(c)
+        values = pc.unique(column).drop_null()
+        size = len(values) + 1  # the missing value's code: len(values)
+        if len(values) > MAX_CODES or mult * size >= 2 ** 62:
+            return None
+        code = pc.index_in(column, value_set=values).to_numpy(zero_copy_only=False)
+        code = np.where(np.isnan(code.astype(np.float64)), len(values), code).astype(np.int64)
+        radix += code * mult
+        pairs: list[Any] = []
+        for i, v in enumerate(values.to_pylist()):
+            pairs += [F.lit(v).cast(kind), F.lit(i)]
+        lookup = F.create_map(*pairs)[F.col(_q(c))] if pairs else F.lit(None)
+        col_code = F.when(F.col(_q(c)).isNull(), F.lit(len(values))).otherwise(lookup)
+        expr = expr + col_code.cast("long") * F.lit(mult).cast("long")
+        mult *= size
+    return expr, radix
 
 
 def _key(i: int) -> str:
