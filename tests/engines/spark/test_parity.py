@@ -50,7 +50,7 @@ def same_release(local: Any, spark: Any) -> None:
     assert released.equals(local.frame)
 
 
-ADULT_ROWS = 8000
+ADULT_ROWS = 4000
 """The first rows of adult used (the whole file costs a minute more per engine here)."""
 
 
@@ -95,7 +95,7 @@ def census_with_missing(n: int) -> pl.DataFrame:
 def test_census_parity_from_a_spark_dataframe(spark: Any) -> None:
     """A Spark DataFrame in, a Spark DataFrame out (the engine is chosen by the input); the
     same release as the local engine's on the polars table, identifiers dropped."""
-    df = census_with_missing(6000)
+    df = census_with_missing(4000)
     sdf = spark.createDataFrame(df.to_arrow(compat_level=pl.CompatLevel.oldest()))
     params: dict[str, Any] = {"l": 2, "method": "tp", "seed": 7,
                               "identifiers": "id"}
