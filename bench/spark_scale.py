@@ -33,6 +33,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -45,6 +46,8 @@ QI = ["sex", "age", "race", "marital-status", "education", "native-country", "wo
 SENSITIVE = "occupation"
 MODELS: dict[str, dict[str, Any]] = {"k5": {"k": 5}, "l3": {"l": 3, "method": "tp"}}
 SEED = 0
+WATCH_S = float(os.environ.get("STARMIN_BENCH_WATCH_S", "20"))
+"""Seconds between the child's progress lines (stages finished so far, memory, load)."""
 
 
 def census_on_spark(spark: Any, n: int, seed: int = SEED) -> Any:
@@ -90,8 +93,6 @@ def jvm_peak_mb(spark: Any) -> float | None:
 
 
 def run_spark(n: int, master: str, memory: str, out_dir: Path) -> dict[str, Any]:
-    from pyspark import StorageLevel
-
     import starmin
     from starmin.engines.spark import SparkEngine, session
     from starmin.io.output import check_output
@@ -100,13 +101,29 @@ def run_spark(n: int, master: str, memory: str, out_dir: Path) -> dict[str, Any]
     spark = session(master, **{"spark.driver.memory": memory,
                                "spark.sql.adaptive.enabled": "true"})
     start = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    table = census_on_spark(spark, n).persist(StorageLevel.MEMORY_AND_DISK)
-    assert table.count() == n
-    generate = time.perf_counter() - t0
+    # not persisted here: the engine's read stage numbers and persists the rows once (so
+    # the generation is part of "read"); a second copy would double the cache at 100M rows
+    table = census_on_spark(spark, n)
+    load_start = os.getloadavg()
     runs = {}
+    current: dict[str, Any] = {}
+    done = threading.Event()
+
+    def watch() -> None:  # the stages so far, for a run stopped by --timeout
+        while not done.wait(WATCH_S):
+            eng = current.get("engine")
+            if eng is None:
+                continue
+            print("STAGES " + json.dumps({
+                "model": current["model"], "stages_s": dict(eng.stages.seconds),
+                "model_elapsed_s": round(time.perf_counter() - current["t0"], 1),
+                "driver_peak_mb": round(peak_mb(), 1), "jvm_peak_mb": jvm_peak_mb(spark),
+                "load_avg": os.getloadavg()}), flush=True)
+
+    threading.Thread(target=watch, daemon=True).start()
     for name, params in MODELS.items():
         engine = SparkEngine(spark)
+        current.update(engine=engine, model=name, t0=time.perf_counter())
         release = starmin.anonymize(table, QI, SENSITIVE, engine=engine, seed=SEED, **params)
         target = check_output(out_dir / f"{name}.csv", replace_folder=True)
         t0 = time.perf_counter()
@@ -115,8 +132,14 @@ def run_spark(n: int, master: str, memory: str, out_dir: Path) -> dict[str, Any]
         release.frame.unpersist()
         shutil.rmtree(target.path, ignore_errors=True)
         runs[name] = _summary(release, write)
+        print("PARTIAL " + json.dumps({"model": name, "summary": runs[name],
+                                       "driver_peak_mb": round(peak_mb(), 1),
+                                       "jvm_peak_mb": jvm_peak_mb(spark),
+                                       "load_avg": os.getloadavg()}), flush=True)
+    done.set()
     result = {"engine": "spark", "master": master, "rows": n, "session_start_s": start,
-              "generate_s": round(generate, 3), "models": runs,
+              "generate_s": "in read", "models": runs,
+              "load_avg_start": load_start, "load_avg_end": os.getloadavg(),
               "driver_peak_mb": round(peak_mb(), 1), "jvm_peak_mb": jvm_peak_mb(spark),
               "spark_driver_memory": memory}
     spark.stop()
@@ -168,6 +191,36 @@ def child(args: argparse.Namespace) -> None:
     print("RESULT " + json.dumps(result), flush=True)
 
 
+def _run(cmd: list[str], env: dict[str, str], timeout: float | None,
+         log: str | None) -> tuple[str, str, int]:
+    """Run a child; its stdout lines also go to ``log`` as they come; stopped (and its
+    whole process group, the JVM included) after ``timeout`` seconds."""
+    import signal
+
+    with tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True, env=env,
+                                start_new_session=True)
+        lines: list[str] = []
+        timer = None
+        if timeout is not None:
+            timer = threading.Timer(timeout, lambda: os.killpg(proc.pid, signal.SIGKILL))
+            timer.start()
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lines.append(line)
+            if log:
+                with open(log, "a") as f:
+                    f.write(line)
+        code = proc.wait()
+        if timer is not None:
+            timer.cancel()
+        err.seek(0)
+        stderr = err.read()
+        if code == -9 and timeout is not None:
+            stderr += f"\nstopped after --timeout {timeout:.0f} s"
+    return "".join(lines), stderr, code
+
+
 STAGES = ("read", "aggregate", "solve", "lower_bounds", "apply", "verify", "write")
 
 
@@ -177,7 +230,7 @@ def markdown(runs: list[dict[str, Any]]) -> str:
             + " | total (s) | driver / JVM peak (MB) |")
     lines = [head, "|" + " --- |" * (len(STAGES) + 7)]
     for r in sorted(runs, key=lambda r: (r["rows"], r["engine"], r.get("master", ""))):
-        if r.get("failed"):
+        if r.get("failed") and not r.get("models"):
             lines.append(f"| {r['engine']} {r.get('master', '')} | {r['rows']:,} | failed: "
                          f"{' '.join(r.get('error') or [])} |")
             continue
@@ -201,6 +254,10 @@ def main() -> None:
     p.add_argument("--memory", default="8g", help="spark.driver.memory (default 8g)")
     p.add_argument("--markdown", action="store_true",
                    help="print the table of docs/scaling.md from the recorded results")
+    p.add_argument("--timeout", type=float, default=None,
+                   help="stop a configuration after this many seconds (the models it "
+                        "finished are recorded)")
+    p.add_argument("--log", help="append the children's progress lines to this file")
     p.add_argument("--engine", help=argparse.SUPPRESS)  # set in the child processes
     args = p.parse_args()
     if args.markdown:
@@ -219,12 +276,27 @@ def main() -> None:
                "--memory", args.memory] + (["--masters", master] if master else [])
         print(f"== {engine} {master} n={n:,}", flush=True)
         t0 = time.perf_counter()
-        out = subprocess.run(cmd, capture_output=True, text=True, env=env)
-        lines = [x for x in out.stdout.splitlines() if x.startswith("RESULT ")]
-        if out.returncode or not lines:
-            print(out.stderr[-3000:], file=sys.stderr)
+        load_start = os.getloadavg()
+        stdout, stderr, code = _run(cmd, env, args.timeout, args.log)
+        lines = [x for x in stdout.splitlines() if x.startswith("RESULT ")]
+        if code or not lines:
+            print(stderr[-3000:], file=sys.stderr)
             result = {"engine": engine, "master": master, "rows": n, "failed": True,
-                      "error": out.stderr.strip().splitlines()[-1:] if out.stderr else []}
+                      "load_avg_start": load_start, "load_avg_end": os.getloadavg(),
+                      "error": stderr.strip().splitlines()[-1:] if stderr else []}
+            partial = [json.loads(x.removeprefix("PARTIAL ")) for x in stdout.splitlines()
+                       if x.startswith("PARTIAL ")]
+            if partial:  # the models that finished before the failure or the time limit
+                result["models"] = {p["model"]: p["summary"] for p in partial}
+                result["driver_peak_mb"] = partial[-1]["driver_peak_mb"]
+                result["jvm_peak_mb"] = partial[-1]["jvm_peak_mb"]
+            stages = [x for x in stdout.splitlines() if x.startswith("STAGES ")]
+            if stages:  # how far the unfinished model got
+                last = json.loads(stages[-1].removeprefix("STAGES "))
+                if last["model"] not in result.get("models", {}):
+                    result["unfinished"] = last
+                    result["jvm_peak_mb"] = last["jvm_peak_mb"]
+                    result["driver_peak_mb"] = last["driver_peak_mb"]
         else:
             result = json.loads(lines[-1].removeprefix("RESULT "))
         result["process_wall_s"] = round(time.perf_counter() - t0, 1)

@@ -398,7 +398,6 @@ def anonymize(
     given = read_specs(hierarchies, schema.qi)
     the_model = P.the_model(model, params, schema.sensitive)
     eng = engine_for(data, engine)
-    _check_engine_options(eng, given, generalize)
     say = progress or silent
     stages = eng.stages = Stages()  # this run's timings, stage by stage
     with stages("read"):
@@ -469,16 +468,6 @@ def engine_for(data: Any, engine: str | Engine | None) -> Engine:
     if engine is None:
         engine = "spark" if type(data).__module__.startswith("pyspark") else "local"
     return get_engine(engine)
-
-
-def _check_engine_options(engine: Engine, given: Any, generalize: bool) -> None:
-    """Generalization hierarchies need the released cells checked against the original rows,
-    which the Spark path does not do yet: refuse them there before any work."""
-    if engine.name == "spark" and (given or generalize):
-        flag = param("generalize", True) if generalize else param("hierarchies")
-        raise InvalidInput(f"{flag} is not available with {param('engine', 'spark')} yet: "
-                           "the Spark path releases and verifies suppression only; use "
-                           f"{param('engine', 'local')} for generalization")
 
 
 def aggregate(data: Any, qi: str | Iterable[str], sensitive: str | Iterable[str] | None = None,

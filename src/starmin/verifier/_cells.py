@@ -29,6 +29,7 @@ import io
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
@@ -107,6 +108,49 @@ def check_cells(released: pl.DataFrame, original: pl.DataFrame, qi: tuple[str, .
     return CellCheck(passed=violating == 0, cells=released.height * len(qi),
                      generalized=generalized, violating=violating,
                      hierarchies=tuple(c for c in qi if c in hierarchies), examples=examples)
+
+
+def check_cell_pairs(pairs: Mapping[str, pl.DataFrame], n: int, qi: tuple[str, ...],
+                     hierarchies: Mapping[str, str | os.PathLike[str] | HierarchyRows],
+                     star: str, first_bad: Any) -> CellCheck:
+    """:func:`check_cells` on counted pairs, for tables whose rows stay where they are (the
+    Spark path): ``pairs[c]`` holds, per QI column ``c``, every distinct (original value
+    ``o``, released value ``r``) with its number of rows ``count``; ``first_bad(bad)`` is given
+    the violating pairs per column (``o``, ``r``) and returns the first violating cells in row
+    order as ``(row, column, original, released)``. The same rule, decided on the same
+    canonical texts, as for a table in memory."""
+    _check_hierarchy_columns(qi, hierarchies)
+    known = {c: _pairs(read_hierarchy(h, c)) for c, h in hierarchies.items()}
+    generalized = violating = 0
+    bad: dict[str, pl.DataFrame] = {}
+    for c in qi:
+        frame = pairs[c]
+        o_text, r_text = _text(frame["o"]), _text(frame["r"])
+        frame = frame.with_columns(co=_canon(o_text), cr=_canon(r_text), rt=r_text)
+        odd = frame.filter((pl.col("co") != pl.col("cr"))
+                           & (pl.col("rt") != star).fill_null(True))
+        if c in known and odd.height:
+            left = odd.join(known[c].rename({"o": "co", "r": "cr"}), on=["co", "cr"],
+                            how="anti")
+            generalized += int(odd["count"].sum()) - int(left["count"].sum())
+            odd = left
+        violating += int(odd["count"].sum()) if odd.height else 0
+        if odd.height:
+            bad[c] = odd.select("o", "r")
+    rows = sorted(first_bad(bad), key=lambda r: (r[0], qi.index(r[1]))) if bad else []
+    examples = tuple(BadCell(int(r[0]), str(r[1]), _text(pl.Series([r[2]]))[0],
+                             _text(pl.Series([r[3]]))[0]) for r in rows[:EXAMPLES])
+    return CellCheck(passed=violating == 0, cells=n * len(qi), generalized=generalized,
+                     violating=violating, hierarchies=tuple(c for c in qi if c in hierarchies),
+                     examples=examples)
+
+
+def _check_hierarchy_columns(qi: tuple[str, ...], hierarchies: Mapping[str, Any]) -> None:
+    for c in hierarchies:
+        if c not in qi:
+            raise InvalidInput(f"a hierarchy is given for column {c!r}, which is not a "
+                               f"quasi-identifier ({', '.join(qi)}): name it in the QI columns "
+                               "or drop its hierarchy")
 
 
 def _examples(parts: list[pl.DataFrame], qi: tuple[str, ...]) -> tuple[BadCell, ...]:

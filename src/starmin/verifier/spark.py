@@ -132,3 +132,97 @@ def _arrow_35(df: Any) -> Any:  # PySpark 3.5: no DataFrame.toArrow
 
 def _q(c: str) -> str:
     return "`" + c.replace("`", "``") + "`"
+
+
+_MID = "__starmin_v_mid"
+_POS = "__starmin_v_pos"
+_PART_BITS = 33  # monotonically_increasing_id: partition index << 33 | record number
+
+
+def spark_cells(table: Any, original: Any, qi: tuple[str, ...],
+                hierarchies: dict[str, Any], star: str) -> Any:
+    """Every released QI cell of the Spark DataFrame ``table`` against its row of
+    ``original`` (a Spark DataFrame, a path read by :func:`read`, or a table in memory):
+    the rows of both are numbered in partition order and joined by position on the
+    executors; per QI column only the distinct (original, released) pairs and their counts
+    come to the driver, where :func:`starmin.verifier._cells.check_cell_pairs` judges them
+    by the rule used in memory. Cost: one shuffle join of the QI columns of both tables."""
+    from pyspark.sql import functions as F
+
+    from starmin.verifier._cells import check_cell_pairs
+
+    spark = table.sparkSession
+    if is_spark_frame(original):
+        orig = original
+    elif isinstance(original, str | Path):
+        orig = read(spark, original, ())
+    else:
+        import polars as pl_
+
+        from starmin.verifier._input import to_frame
+
+        frame = to_frame(original, ())
+        orig = spark.createDataFrame(frame.to_arrow(compat_level=pl_.CompatLevel.oldest()))
+    for c in qi:
+        if c not in orig.columns:
+            raise InvalidInput(f"the original table has no column {c!r}: give the table the "
+                               "release was made from")
+    rel, n = _positioned(table.select(*[F.col(_q(c)).alias(f"r{j}") for j, c in enumerate(qi)]))
+    org, n_orig = _positioned(orig.select(*[F.col(_q(c)).alias(f"o{j}")
+                                            for j, c in enumerate(qi)]))
+    if n != n_orig:
+        raise InvalidInput(f"the release has {n} rows but the original table {n_orig}: give "
+                           "the table the release was made from (starmin keeps every row, "
+                           "in order)")
+    from pyspark import StorageLevel
+
+    both = rel.join(org, on=_POS, how="inner").persist(StorageLevel.MEMORY_AND_DISK)
+    try:
+        pairs: dict[str, pl.DataFrame] = {}
+        for j, c in enumerate(qi):
+            counted = both.groupBy(f"o{j}", f"r{j}").agg(F.count(F.lit(1)).alias("count"))
+            got = pl.from_arrow(_to_arrow(counted))
+            assert isinstance(got, pl.DataFrame)
+            pairs[c] = got.rename({f"o{j}": "o", f"r{j}": "r"})
+
+        def first_bad(bad: dict[str, pl.DataFrame]) -> list[tuple[int, str, Any, Any]]:
+            found: list[tuple[int, str, Any, Any]] = []
+            for c, odd in bad.items():
+                j = qi.index(c)
+                keys = spark.createDataFrame(odd.to_arrow(
+                    compat_level=pl.CompatLevel.oldest())).toDF("__bo", "__br")
+                hit = F.col(f"o{j}").eqNullSafe(F.col("__bo")) & \
+                    F.col(f"r{j}").eqNullSafe(F.col("__br"))
+                rows = (both.join(F.broadcast(keys), on=hit, how="inner")
+                        .select(_POS, f"o{j}", f"r{j}").orderBy(_POS).limit(5).collect())
+                found += [(int(r[0]), c, r[1], r[2]) for r in rows]
+            return found
+
+        return check_cell_pairs(pairs, n, qi, hierarchies, star, first_bad)
+    finally:
+        both.unpersist()
+
+
+def _positioned(df: Any) -> tuple[Any, int]:
+    """``df`` with each row's position (from 0, in partition order) in a column, and its
+    number of rows (one small job counts the rows of each partition)."""
+    from pyspark.sql import functions as F
+
+    base = df.withColumn(_MID, F.monotonically_increasing_id())
+    part = F.shiftright(F.col(_MID), _PART_BITS)
+    counts = sorted((int(r["p"]), int(r["count"]))
+                    for r in base.groupBy(part.alias("p")).count().collect())
+    offsets: list[Any] = []
+    total = 0
+    for p, cnt in counts:
+        offsets += [F.lit(p), F.lit(total)]
+        total += cnt
+    if not counts:
+        return base.withColumn(_POS, F.lit(0).cast("long")).drop(_MID), 0
+    start = F.create_map(*offsets)[part]
+    local = F.col(_MID).bitwiseAND(F.lit((1 << _PART_BITS) - 1))
+    return base.withColumn(_POS, start + local).drop(_MID), total
+
+
+def _to_arrow(df: Any) -> Any:
+    return df.toArrow() if hasattr(df, "toArrow") else _arrow_35(df)

@@ -85,15 +85,14 @@ def verify(
                            "table: pass original=TABLE (on the command line: --original FILE)")
     needy = [m.name for m in flat if m.uses_sensitive]
     if type(table).__module__.startswith("pyspark"):  # the Spark path (.spark): rows stay put
-        from starmin.verifier.spark import spark_classes
+        from starmin.verifier.spark import spark_cells, spark_classes
 
-        if original is not None:
-            raise InvalidInput("checking released cells against the original table is not "
-                               "available for a Spark DataFrame yet: verify without original")
         if needy and not sa_t:
             raise InvalidInput(f"{needy[0]} needs a sensitive column: pass "
                                "sensitive=['COLUMN'] (on the command line: --sensitive COLUMN)")
-        classes, cells = spark_classes(table, qi_t, sa_t), None
+        classes = spark_classes(table, qi_t, sa_t)
+        cells = None if original is None else spark_cells(
+            table, original, qi_t, dict(hierarchies or {}), star)
     else:
         df = to_frame(table, sa_t, qi_t)  # a file's column names are checked before the read
         check_columns(df, qi_t, sa_t)

@@ -8,7 +8,8 @@ on the driver on row types; the release is verified by the verifier's own Spark 
 (:mod:`starmin.verifier.spark`) before anything is written (:mod:`.write`).
 
 Reads CSV and Parquet paths (:mod:`.read`), a Spark DataFrame, or any table the local engine
-reads; returns a Spark DataFrame. Suppression only for now (no generalization hierarchies).
+reads; returns a Spark DataFrame. Generalization hierarchies as locally (the plan's cells
+may be hierarchy nodes; the released cells are checked against the original rows).
 """
 
 from __future__ import annotations
