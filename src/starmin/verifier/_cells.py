@@ -83,11 +83,7 @@ def check_cells(released: pl.DataFrame, original: pl.DataFrame, qi: tuple[str, .
         if c not in original.columns:
             raise InvalidInput(f"the original table has no column {c!r}: give the table the "
                                "release was made from")
-    for c in hierarchies:
-        if c not in qi:
-            raise InvalidInput(f"a hierarchy is given for column {c!r}, which is not a "
-                               f"quasi-identifier ({', '.join(qi)}): name it in the QI columns "
-                               "or drop its hierarchy")
+    _check_hierarchy_columns(qi, hierarchies)
     pairs = {c: _pairs(read_hierarchy(h, c)) for c, h in hierarchies.items()}
     bad_parts: list[pl.DataFrame] = []
     generalized = violating = 0
@@ -146,6 +142,7 @@ def check_cell_pairs(pairs: Mapping[str, pl.DataFrame], n: int, qi: tuple[str, .
 
 
 def _check_hierarchy_columns(qi: tuple[str, ...], hierarchies: Mapping[str, Any]) -> None:
+    """Refuse a hierarchy for a column that is not a QI (one message for both checks)."""
     for c in hierarchies:
         if c not in qi:
             raise InvalidInput(f"a hierarchy is given for column {c!r}, which is not a "
