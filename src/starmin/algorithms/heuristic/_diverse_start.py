@@ -65,8 +65,10 @@ def diverse_plan(rt: RowTypes, judge: Judge, k: int, method: str,
     for t0 in order.tolist():
         while pool.left[t0] > 0:
             ti, ki, cnt = _grow(rt, rem, pool, q, t0, judge, k)
-            copies = int((rem[ti, ki] // cnt).min())      # step 3: the same class again
-            if copies and bool(judge(np.bincount(ki, cnt, rt.s)[None, :].astype(np.int64))[0]):
+            # step 3: the same class again. Rows left for it mean _grow stopped because the
+            # class satisfies the model (it stops early only when no rows are left at all)
+            copies = int((rem[ti, ki] // cnt).min())
+            if copies:
                 rem[ti, ki] -= copies * cnt
                 for t, c in zip(ti.tolist(), (copies * cnt).tolist(), strict=True):
                     pool.used(t, c)
@@ -93,7 +95,6 @@ class _Pool:
             if 4 * self.dead > len(self.types):
                 keep = self.left[self.types] > 0
                 self.types, self.codes, self.dead = self.types[keep], self.codes[:, keep], 0
-
 
     def new_stars(self, vals: IntArray, kept: np.ndarray) -> NDArray[np.uint8]:
         """Per row type left: the kept columns where its value differs from ``vals``."""
