@@ -264,3 +264,26 @@ def test_a_method_without_auto_stays_out(stand_ins: Any) -> None:
     _, trials = portfolio.run(_table(), KAnonymity(2))
     assert [t.method for t in trials] == ["h"] and calls == ["h"]
     assert starmin.solve(_table(), KAnonymity(2), "manual").method == "manual"
+
+
+def test_a_release_without_stars_ends_the_search() -> None:
+    """Every row type of 200 rows (40 types, 5 rows each, sensitive values 0..4 in each) is
+    5-anonymous and 3-diverse on its own: the first member to run releases 0 stars, which no
+    release beats, and every later member is skipped as not needed. A table where one row
+    type is short still runs more than one member."""
+    X = np.repeat(np.array([[a, b] for a in range(8) for b in range(5)]), 5, axis=0)
+    sa = np.tile(np.arange(5), 40)
+    rt = RowTypes.from_arrays(X, sa)
+    for model in (KAnonymity(5), L3):
+        plan = starmin.solve(rt, model)
+        assert plan.stars == 0
+        status = _statuses(plan)
+        ran = [m for m, s in status.items() if s in ("released", "tried")]
+        assert len(ran) == 1 and status[ran[0]] == "released"
+        reasons = {t["method"]: t.get("reason", "") for t in plan.certificate["portfolio"]}
+        later = [m for m, r in reasons.items() if r.startswith("not needed")]
+        assert later and all(f"{ran[0]} released no stars" in reasons[m] for m in later)
+    short = RowTypes.from_arrays(X[:-1], sa[:-1])  # one row type of 4 rows
+    plan = starmin.solve(short, KAnonymity(5))
+    assert plan.stars > 0
+    assert sum(s in ("released", "tried") for s in _statuses(plan).values()) > 1

@@ -19,7 +19,9 @@ The runs, for the members that ``support`` the instance:
 2. *The others*, cheapest estimate first (ties: registry order): each runs if its estimate
    fits the budget left, else it is skipped as over budget -- except that the first of them
    always runs when nothing has been released yet, so ``auto`` always releases. A member
-   with cheaper variants (its ``auto`` receives the units left) may run capped.
+   with cheaper variants (its ``auto`` receives the units left) may run capped. A run that
+   releases no stars is optimal (no release has fewer), so the members after it are skipped
+   as not needed (tables whose row types all satisfy the model on their own).
 3. *The release* is the plan with the fewest stars; ties go to the stronger guarantee
    (exact, fpt, ratio, bound, heuristic, in that order), then to registry order.
 
@@ -154,6 +156,7 @@ def run(rt: RowTypes, model: PrivacyModel, *, seed: int = 0, progress: Progress 
         say(f"auto: {a.name} skipped: {why}")
 
     optimal: str | None = None
+    starless: str | None = None  # a run that released no stars: nothing can beat it
     for a in exact:
         r = _plan_of(a, model, rt, left)
         if optimal is not None:
@@ -167,10 +170,14 @@ def run(rt: RowTypes, model: PrivacyModel, *, seed: int = 0, progress: Progress 
         r = _plan_of(a, model, rt, left)
         if optimal is not None:
             skip(a, r, f"not needed: the exact method {optimal} released an optimum")
+        elif starless is not None:
+            skip(a, r, f"not needed: {starless} released no stars, the optimum")
         elif r.work > left and plans:
             skip(a, r, _over(r, left, budget))
         else:
             attempt(a, r)
+            if a.name in plans and plans[a.name].stars == 0:
+                starless = a.name
     if not plans:
         assert failure is not None
         raise failure
