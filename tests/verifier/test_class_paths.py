@@ -261,3 +261,37 @@ def test_first_by_key_is_the_head_of_the_full_key_order(seed: int, n: int, need:
     keys = cls.tie_keys(idx)
     want = idx[np.lexsort(keys.T[::-1])][:need]
     assert cls.first_by_key(idx, need).tolist() == want.tolist()
+
+
+def _categorical(df: pl.DataFrame) -> pl.DataFrame:
+    """``_table`` with its QI columns as the local engine releases them: text categoricals
+    (``a`` as an enum whose 0 is missing, so a missing value must not take code 0, the code
+    of ``"2"``), missing values kept."""
+    return df.with_columns(
+        pl.when(pl.col("a") > 0).then(pl.col("a").cast(pl.String)).cast(pl.Enum(["2", "1"])),
+        pl.col("b").cast(pl.Categorical),
+        pl.col("c").cast(pl.String).cast(pl.Categorical),
+        pl.col("c").cast(pl.String).alias("d"))  # a plain text QI column beside them
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10_000), st.integers(1, 60))
+def test_categorical_columns_packed_into_one_key_agree_with_a_naive_grouping(
+        seed: int, n: int) -> None:
+    """Categorical QI columns are grouped by one key of their physical codes; missing values
+    (in ``c``) must stay a value of their own, apart from every code."""
+    df = _categorical(_table(seed, n))
+    for qi in (("a", "b", "c"), ("a", "b", "c", "d"), ("b", "d")):
+        want = _naive(df, qi)
+        for path in ("pairs", "rows", "values"):
+            assert _classes_as_dict(group(df, qi, ("s",), path)) == want, (qi, path)
+        assert sorted(group(df, qi, (), "pairs").sizes) == sorted(v[0] for v in want.values())
+
+
+def test_the_packed_key_is_used_for_categoricals_and_not_for_text() -> None:
+    df = _categorical(_table(1, 50))
+    _, packed = _classes._qi_keys(df, ("a", "b", "c", "d"))
+    assert packed == ["a", "b", "c"]
+    assert _classes._qi_keys(df, ("b", "d"))[1] == []  # one categorical: nothing to pack
+    text = _table(1, 50).with_columns(pl.col("c").cast(pl.String))
+    assert _classes._qi_keys(text, ("b", "c"))[1] == []

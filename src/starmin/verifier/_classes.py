@@ -13,6 +13,12 @@ own), chosen by a probe of the table's first rows; both give the same classes an
   to be one-to-one (distinct values, distinct hashes) and to place every row, and should either
   check fail (a hash collision) the classes are built again from the values themselves.
 
+On both ways, QI columns held as categoricals (or enums) are grouped by one 64-bit key packing
+their physical codes (within a column a code stands for exactly one value; a missing value
+gets a code of its own), and each class's values are taken from its first row: exact, and at
+10M rows a fraction of the memory a ``group_by`` over the categorical columns themselves needs
+(:func:`_qi_keys`). Other QI columns are grouped by their values as they are.
+
 A class's sensitive values are held as *entries* (code, count) stored class after class;
 numpy then counts codes per class, in chunks of classes so the dense ``(classes, |S|)``
 matrices stay small, or, for many sensitive values and models that read only the values a class
@@ -250,9 +256,9 @@ def group_pairs(df: pl.DataFrame, qi: tuple[str, ...],
     taken = set(df.columns)
     count_col, size_col = _fresh("__count", taken), _fresh("__size", taken)
     if not sensitive:
-        return _classes(df.group_by(list(qi)).agg(pl.len().alias(size_col)), qi, size_col, [],
+        return _classes(_group_by_qi(df, qi, [], pl.len().alias(size_col)), qi, size_col, [],
                         None, "pairs")
-    combos = df.group_by([*qi, *sensitive]).agg(pl.len().alias(count_col))
+    combos = _group_by_qi(df, qi, list(sensitive), pl.len().alias(count_col))
     return group_counted(combos, qi, sensitive, count_col)
 
 
@@ -278,8 +284,8 @@ def group_rows(df: pl.DataFrame, qi: tuple[str, ...], sensitive: tuple[str, ...]
     taken = set(df.columns)
     size_col = _fresh("__size", taken)
     hash_cols = [_fresh(f"__h{i}", taken) for i in range(len(sensitive))]
-    grouped = df.group_by(list(qi)).agg(
-        pl.len().alias(size_col),
+    grouped = _group_by_qi(
+        df, qi, [], pl.len().alias(size_col),
         *[pl.col(c).hash(seed=SEED).alias(h) for c, h in zip(sensitive, hash_cols, strict=True)])
     cols = []
     for c, h in zip(sensitive, hash_cols, strict=True):
@@ -297,12 +303,46 @@ def group_by_values(df: pl.DataFrame, qi: tuple[str, ...],
     taken = set(df.columns)
     size_col = _fresh("__size", taken)
     value_cols = [_fresh(f"__v{i}", taken) for i in range(len(sensitive))]
-    grouped = df.group_by(list(qi)).agg(
-        pl.len().alias(size_col),
+    grouped = _group_by_qi(
+        df, qi, [], pl.len().alias(size_col),
         *[pl.col(c).alias(v) for c, v in zip(sensitive, value_cols, strict=True)])
     cols = [Sensitive(c, *encode(grouped[v].explode().rename(c)))
             for c, v in zip(sensitive, value_cols, strict=True)]
     return _classes(grouped, qi, size_col, cols, None, "values")
+
+
+def _group_by_qi(df: pl.DataFrame, qi: tuple[str, ...], more: list[str],
+                 *aggs: pl.Expr) -> pl.DataFrame:
+    """``df.group_by([*qi, *more]).agg(*aggs)``, with the categorical QI columns grouped by
+    one packed key (:func:`_qi_keys`) and their values taken from each group's first row."""
+    keys, packed = _qi_keys(df, qi)
+    if not packed:
+        return df.group_by([*qi, *more]).agg(*aggs)
+    key = _fresh("__key", set(df.columns))
+    return (df.lazy().group_by(keys.alias(key), *[c for c in qi if c not in packed], *more)
+            .agg(*aggs, *[pl.col(c).first() for c in packed]).drop(key).collect())
+
+
+def _qi_keys(df: pl.DataFrame, qi: tuple[str, ...]) -> tuple[pl.Expr, list[str]]:
+    """One UInt64 expression packing the physical codes of the categorical (and enum) QI
+    columns, and those columns; no columns when fewer than two are categorical or the codes
+    would not fit in 63 bits. Each column's codes ``0..M`` (its largest code ``M``) and a
+    missing value, coded ``M + 1``, take radix ``M + 2``: the key is a mixed-radix number,
+    equal for two rows exactly when every packed column's code is, that is when their values
+    are (a categorical's code stands for one value)."""
+    cats = [c for c in qi if isinstance(df.schema[c], (pl.Categorical, pl.Enum))]
+    if len(cats) < 2:
+        return pl.lit(0), []
+    top = df.select(pl.col(c).to_physical().max() for c in cats).row(0)
+    radix = [(-1 if m is None else int(m)) + 2 for m in top]
+    if sum(np.log2(radix)) >= 63:
+        return pl.lit(0), []
+    key: pl.Expr | None = None
+    for c, r in zip(cats, radix, strict=True):
+        code = pl.col(c).to_physical().cast(pl.UInt64).fill_null(r - 1)
+        key = code if key is None else key * r + code
+    assert key is not None
+    return key, cats
 
 
 def _classes(grouped: pl.DataFrame, qi: tuple[str, ...], size_col: str,
