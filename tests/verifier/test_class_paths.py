@@ -295,3 +295,13 @@ def test_the_packed_key_is_used_for_categoricals_and_not_for_text() -> None:
     assert _classes._qi_keys(df, ("b", "d"))[1] == []  # one categorical: nothing to pack
     text = _table(1, 50).with_columns(pl.col("c").cast(pl.String))
     assert _classes._qi_keys(text, ("b", "c"))[1] == []
+
+
+def test_the_probe_sees_repetition_beyond_the_first_rows() -> None:
+    """20,000 distinct rows repeated 10 times: the first 65,536 rows hold each combination
+    about 3 times, but a probe of the first 8,192 would see only distinct ones; rows spread
+    over the table show the repetition, and the pairs path is taken."""
+    rng = np.random.default_rng(5)
+    base = pl.DataFrame({"q": np.arange(20_000), "s": rng.integers(0, 5, 20_000)})
+    assert group(base, ("q",), ("s",)).path == "rows"
+    assert group(pl.concat([base] * 10), ("q",), ("s",)).path == "pairs"

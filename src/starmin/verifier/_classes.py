@@ -1,7 +1,7 @@
 """Equivalence classes of a released table and their sensitive histograms.
 
 Two exact ways to find every class once (a ``*`` is an ordinary value, null a value of its
-own), chosen by a probe of the table's first rows; both give the same classes and counts:
+own), chosen by a probe of rows spread over the table; both give the same classes and counts:
 
 * **pairs** (few distinct QI + sensitive combinations, as in most releases): one polars
   ``group_by`` over the QI and sensitive columns counts each combination; a second, small
@@ -48,8 +48,12 @@ OTHER = "<other values>"
 SEED = 0
 """Seed of the sensitive-value hashes (any fixed value: the codes are exact either way)."""
 
-PROBE_ROWS = 1 << 13
-"""Rows probed to choose the grouping path."""
+PROBE_ROWS = 1 << 16
+"""Rows probed to choose the grouping path, spread evenly over the table (every
+``n // PROBE_ROWS``-th row): a table whose combinations repeat only beyond its first rows
+(a register sorted by date, or adult repeated to 10M rows: 19,502 combinations, where the
+first 8,192 rows looked nearly all distinct) is still seen to repeat. 10M rows: the pairs
+path took 0.4 s there, the rows path 1.4 s; on 10M nearly distinct rows, 6.2 s against 2.4 s."""
 
 PAIRS_SHARE = 0.5
 """The pairs path is taken when at most this share of the probed rows hold a QI + sensitive
@@ -223,7 +227,7 @@ def _compact_bounds(offsets: NDArray[np.int64], cells: int) -> Iterator[tuple[in
 def group(df: pl.DataFrame, qi: tuple[str, ...], sensitive: tuple[str, ...],
           path: GroupPath | None = None) -> Classes:
     """Group ``df`` by its released QI values (see the module docstring); ``path`` forces
-    one way (for tests), else a probe of the first rows chooses."""
+    one way (for tests), else a probe of rows spread over the table chooses."""
     # only the columns read, one chunk each: a CSV is read in parallel pieces, and grouping a
     # frame of many pieces costs several times the copy that joins them
     df = df.select(*qi, *sensitive).rechunk()
@@ -236,13 +240,13 @@ def group(df: pl.DataFrame, qi: tuple[str, ...], sensitive: tuple[str, ...],
 
 
 def _choose(df: pl.DataFrame, qi: tuple[str, ...], sensitive: tuple[str, ...]) -> GroupPath:
-    """``pairs`` when the table's first rows suggest few distinct QI + sensitive combinations:
-    the share of probed rows whose combination occurs once in the probe (Good-Turing's
-    estimate of the chance that a further row brings a new combination) is at most
-    :data:`PAIRS_SHARE`. A wrong guess costs time, never exactness."""
+    """``pairs`` when the probed rows (:data:`PROBE_ROWS`) suggest few distinct QI +
+    sensitive combinations: the share of probed rows whose combination occurs once in the
+    probe (Good-Turing's estimate of the chance that a further row brings a new combination)
+    is at most :data:`PAIRS_SHARE`. A wrong guess costs time, never exactness."""
     if not sensitive:
         return "pairs"  # one group_by over the QI columns either way
-    probe = df.head(PROBE_ROWS)
+    probe = df.gather_every(max(1, df.height // PROBE_ROWS)).head(PROBE_ROWS)
     count_col = _fresh("__count", set(df.columns))
     counts = probe.group_by([*qi, *sensitive]).agg(pl.len().alias(count_col))[count_col]
     once = int((counts == 1).sum())
