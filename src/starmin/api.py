@@ -54,7 +54,10 @@ class Release:
     """The engine that made the release (``None``: the local engine)."""
     data: Any = field(default=None, repr=False, compare=False)
     """What the table was made from (its kind is the kind of :attr:`table`)."""
-    qi: tuple[str, ...] = ()
+    coded: tuple[str, ...] = ()
+    """The columns :attr:`frame` may hold as categoricals (the QI columns; also the sensitive
+    ones when the engine read the table from a file): :attr:`table` and Parquet output give
+    them as text."""
 
     @cached_property
     def table(self) -> Any:
@@ -70,7 +73,7 @@ class Release:
             return self.frame
         from starmin.engines.local import as_text
 
-        return as_text(self.frame, self.qi)
+        return as_text(self.frame, self.coded)
 
     def write(self, path: str | os.PathLike[str]) -> Path:
         """Write the release to ``path`` (``.csv``, ``.tsv`` or ``.parquet``), its report to
@@ -459,7 +462,8 @@ def anonymize(
             f"({_failed(verdict)}); nothing was written. Please report this as a bug."
         )
     return Release(plan, verdict, report, frame=released, separator=_separator_of(data),
-                   engine=eng, data=data, qi=schema.qi)
+                   engine=eng, data=data,
+                   coded=schema.qi + (schema.sensitive if _is_file(data) else ()))
 
 
 def engine_for(data: Any, engine: str | Engine | None) -> Engine:
@@ -532,6 +536,12 @@ def as_kind_of(data: Any, table: Any) -> Any:
     if mod.startswith("pyarrow"):
         return table.to_arrow()
     return table
+
+
+def _is_file(data: Any) -> bool:
+    """Whether ``data`` names a file or a bundled sample (read by the engine, which chose the
+    columns' dtypes) rather than being a table the caller built."""
+    return isinstance(data, str | os.PathLike)
 
 
 def _separator_of(data: Any) -> str:

@@ -70,9 +70,13 @@ def test_api_gives_text_columns_and_parquet_keeps_them(tmp_path: Path) -> None:
     assert release.frame.schema["zip"] == pl.Categorical
     assert release.table.schema["zip"] == pl.String
     assert release.table.schema["age"] == pl.String
+    # the sensitive column read from the file is a categorical too, given back as text
+    assert release.frame.schema["disease"] == pl.Categorical
+    assert release.table.schema["disease"] == pl.String
     out = release.write(tmp_path / "rel.parquet")
     back = pl.read_parquet(out)
-    assert back.schema["zip"] == pl.String and back.equals(release.table)
+    assert back.schema["zip"] == pl.String and back.schema["disease"] == pl.String
+    assert back.equals(release.table)
     csv = release.write(tmp_path / "rel.csv")
     buf = io.BytesIO()
     release.table.write_csv(buf)
@@ -91,3 +95,12 @@ def test_cli_writes_the_api_release(tmp_path: Path) -> None:
     buf = io.BytesIO()
     release.table.write_csv(buf)
     assert out.read_bytes() == buf.getvalue()
+
+
+def test_a_callers_categorical_sensitive_column_keeps_its_dtype() -> None:
+    """Only columns the engine read from a file are turned back into text: a table built by
+    the caller keeps its own categorical sensitive column."""
+    df = _table().with_columns(pl.col("disease").cast(pl.Categorical))
+    release = starmin.anonymize(df, qi="zip,age,town", sensitive="disease", k=4)
+    assert release.table.schema["disease"] == pl.Categorical
+    assert release.table.schema["zip"] == pl.String

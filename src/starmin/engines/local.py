@@ -171,10 +171,11 @@ class LocalEngine:
         return table.drop(list(encoded.schema.identifiers))
 
 
-def as_text(released: pl.DataFrame, qi: tuple[str, ...]) -> pl.DataFrame:
-    """``released`` with its categorical QI columns (``apply_plan(..., categorical=True)``)
-    as text, as :meth:`LocalEngine.apply_plan` releases them by default."""
-    cast = [c for c in qi if released.schema[c] == pl.Categorical]
+def as_text(released: pl.DataFrame, cols: tuple[str, ...]) -> pl.DataFrame:
+    """``released`` with those of ``cols`` that are categoricals as text: the QI columns of
+    ``apply_plan(..., categorical=True)``, as :meth:`LocalEngine.apply_plan` releases them by
+    default, and the sensitive columns the reader gave as categoricals."""
+    cast = [c for c in cols if released.schema[c] == pl.Categorical]
     return released.with_columns(pl.col(cast).cast(pl.String)) if cast else released
 
 

@@ -1,9 +1,10 @@
 """Table input.
 
 CSV (separator sniffed; ARX files use ``;``; read as text, a column becoming numbers only when
-every value reads back exactly as written; when a schema is given, its QI columns are read as
-categoricals -- one code per row, the text once per distinct value -- for the engine, which
-replaces them in the release anyway), Parquet, ``sample:NAME`` for the bundled samples,
+every value reads back exactly as written; when a schema is given, its QI and sensitive columns
+are read as categoricals -- one code per row, the text once per distinct value -- for the
+engine, which codes them anyway; the release gives them back as text, see
+:attr:`starmin.api.Release.table`), Parquet, ``sample:NAME`` for the bundled samples,
 or an in-memory pandas / polars / pyarrow table. Writing (the release and its report as an
 atomic pair) is :mod:`starmin.io.output`.
 """
@@ -108,7 +109,7 @@ def _read_csv(path: Path, separator: str | None, schema: Schema | None) -> pl.Da
     header = unique_header(path, sep)
     if schema is not None:
         schema.check_columns(header, source=path)
-    coded = set(schema.qi) if schema is not None else set()
+    coded = set(schema.qi) | set(schema.sensitive) if schema is not None else set()
     try:
         df = pl.read_csv(path, separator=sep, infer_schema=False, null_values=[""],
                          schema_overrides={c: pl.Categorical for c in coded})
