@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from starmin.algorithms.exact import brute_force
 from starmin.algorithms.t_closeness_bound import (
+    items_of,
     min_distance,
     star_free_bound,
     star_free_rows,
@@ -187,3 +188,78 @@ def test_a_class_size_tightens_the_bounds_somewhere() -> None:
         gains += (t_closeness_lower_bounds(rt, TCloseness(0.3), k=3)["t-pattern"]
                   > t_closeness_lower_bounds(rt, TCloseness(0.3))["t-pattern"])
     assert gains >= 2
+
+
+DEEP = HierarchicalDistance((("0", "a", "x", "*"), ("1", "a", "x", "*"), ("2", "b", "x", "*"),
+                             ("3", "c", "y", "*")))
+ORDERED_GAPS = OrderedDistance(("0", "gap", "1", "2", "gap2", "gap3", "3"))
+
+
+def _largest_t_close_part(c: list[int], o: np.ndarray, t: float, distance: object,
+                          values: list[str]) -> int:
+    """The largest sub-multiset of ``c`` whose EMD to ``o``'s distribution is at most ``t``
+    under ``distance`` (enumerated; the model's exact EMD numerators)."""
+    N = int(o.sum())
+    best = 0
+    for x in itertools.product(*(range(v + 1) for v in c)):
+        X = sum(x)
+        if X == 0:
+            continue
+        D = np.array([[xv * N - int(ov) * X for xv, ov in zip(x, o, strict=True)]])
+        num, scale = distance.numerators(D, values)  # type: ignore[attr-defined]
+        if float(num[0]) <= t * X * N * scale + 1e-9:
+            best = max(best, X)
+    return best
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 3), min_size=4, max_size=4), min_size=1, max_size=3),
+       st.lists(st.integers(1, 9), min_size=4, max_size=4),
+       st.sampled_from([0.0, 0.1, 0.2, 1 / 3, 0.4, 0.5, 0.6, 0.75]),
+       st.sampled_from(["deep", "ordered-gaps", "ordered"]))
+def test_items_bound_each_row_type_under_hierarchies_and_orders(
+        rows: list[list[int]], o: list[int], t: float, which: str) -> None:
+    distance = {"deep": DEEP, "ordered-gaps": ORDERED_GAPS, "ordered": OrderedDistance()}[which]
+    values = ["0", "1", "2", "3"]
+    items, scale = items_of(distance, values)
+    c = np.asarray(rows, dtype=np.int64)
+    oa = np.asarray(o, dtype=np.int64)
+    got = star_free_rows(c, oa, t * scale, items)
+    for i, row in enumerate(rows):
+        assert _largest_t_close_part(row, oa, t, distance, values) <= got[i] <= sum(row)
+
+
+def test_hierarchy_levels_bound_where_the_smallest_distance_cannot() -> None:
+    # table: values 0, 1 under a, 2 under b, one row each of 0 and 1, two of 2 (H = 2). A class
+    # of value 0 alone: TV at the values 3/4, at the level {a, b} 1/2: EMD = (3/4 + 1/2) / 2
+    # = 5/8 > 0.5, while d_min * TV = 3/8 <= 0.5 says nothing
+    o = np.array([1, 1, 2])
+    items, scale = items_of(HIERARCHY, ["0", "1", "2"])
+    assert scale == 2.0
+    assert star_free_rows(np.array([[3, 0, 0]]), o, 0.5 * scale, items).tolist() == [0]
+    assert star_free_rows(np.array([[3, 0, 0]]), o, 0.5 / 0.5).tolist() == [3]
+    # value 0 with 2: (1, 0, 1) is at TV 1/4 (values) and 0 (level): EMD 1/8
+    assert star_free_rows(np.array([[1, 0, 1]]), o, 0.25 * scale, items).tolist() == [2]
+
+
+@pytest.mark.parametrize("t", [0.3, 0.5, 0.6, 0.7])
+@pytest.mark.parametrize("seed", range(10))
+def test_deep_hierarchy_bounds_below_brute_force(t: float, seed: int) -> None:
+    _below_optimum(random_table(7300 + seed, 5 + seed % 4, m=3, values=[2, 2, 3], s=4),
+                   TCloseness(t, DEEP))
+
+
+@pytest.mark.parametrize("t", [0.2, 0.4, 0.6])
+@pytest.mark.parametrize("seed", range(6))
+def test_ordered_with_absent_values_bounds_below_brute_force(t: float, seed: int) -> None:
+    _below_optimum(random_table(7400 + seed, 5 + seed % 4, m=3, values=[2, 2, 3], s=4),
+                   TCloseness(t, OrderedDistance((0, "gap", 1, 2, "gap2", "gap3", 3))))
+
+
+def test_hierarchy_bound_is_not_vacuous_at_t_one_over_height() -> None:
+    # under a hierarchy of height 2, t = 0.5 made the first version's bound 0 (TV <= 1)
+    hit = 0
+    for seed in range(8):
+        rt = random_table(7500 + seed, 6 + seed % 3, m=3, values=[2, 2, 3], s=3)
+        hit += _below_optimum(rt, TCloseness(0.5, HIERARCHY))["t-star-free"] > 0
+    assert hit >= 3

@@ -13,18 +13,37 @@ t-close sub-multiset of its sensitive values, and every other row carries at lea
 
     OPT >= sum_i (n_i - Z_i).
 
-Bounding ``Z_i`` from above. For any ground distance whose distinct values lie at least
-``d_min`` apart, ``EMD >= d_min * TV`` (every unit of mass moved travels at least ``d_min``),
-so a t-close class has total variation ``TV = sum_v max(0, q_v - p_v) <= tau = t / d_min``. A
-sub-multiset ``x <= c_i`` of ``X`` rows has ``X * TV = sum_v max(0, q_v X - x_v) >= g(X) =
-sum_v max(0, q_v X - c_v)``; ``g`` is convex and piecewise linear, the largest of the lines
-``S_A X - C_A`` (``S_A``, ``C_A``: sums of ``q_v``, ``c_v`` over a set ``A`` of values, the
-best ``A`` being the values whose breakpoint ``c_v / q_v`` lies below ``X``). Hence ``X <=
-X* = min over prefixes A (breakpoints sorted) with S_A > tau of C_A / (S_A - tau)`` and
-``Z_i <= min(n_i, floor(X*))``. ``d_min``: 1 for the equal distance, ``1 / (m - 1)`` for the
-ordered distance over ``m`` values, ``1 / H`` for a hierarchy of height ``H``, the smallest
-positive off-diagonal entry for a user matrix. With several sensitive columns each gives a
-bound; the largest is taken.
+Bounding ``Z_i`` from above. A sub-multiset ``x <= c_i`` of ``X`` rows (``x_v`` rows of value
+``v``) is t-close when ``X * EMD(x / X, Q) <= t X``. For the three closed-form distances
+``X * EMD`` is a weighted sum of absolute differences over *items* (sets of values ``A`` with
+weights ``w``), and each term is at least ``w * max(0, Q(A) X - c(A))`` as ``x(A) <= c(A)``:
+
+* equal distance: EMD is the total variation, ``X * TV = sum_v max(0, Q_v X - x_v)``; items
+  are the single values, weight 1 (Liang & Yuan Fact 1);
+* hierarchical distance of height ``H`` (every value a leaf at depth ``H``): the ground
+  distance is the tree metric with every edge ``1 / (2H)``, and the EMD on a tree is the sum
+  over edges of weight times the mass imbalance below it (Li et al. Sec. 4's closed form is
+  this sum), so ``EMD = (1 / H) sum_{levels l < H} TV_l``, ``TV_l`` the total variation of the
+  distributions summed up to the nodes of level ``l`` (level 0: the values). Items: every node
+  below the root (values included), weight 1, against ``t H``;
+* ordered distance over ``m`` ordered values: ``EMD = sum over the ``m - 1`` cuts j of
+  |P(<= j) - Q(<= j)| / (m - 1)``; ``X |x(<= j) / X - Q(<= j)|`` is at least both
+  ``Q(<= j) X - c(<= j)`` and ``Q(> j) X - c(> j)`` (as ``x(<= j) + x(> j) = X``), whose sum
+  is ``X - n_i <= 0`` for ``X <= n_i``, so at most one is positive and their positive parts add
+  up to at most the term. Items: ``<= j`` and ``> j`` for each cut between two present values,
+  weighted by the number of cuts between them (absent values do not move the cumulative
+  sums), against ``t (m - 1)``;
+* a user matrix: ``EMD >= d_min * TV`` (every unit of mass moved travels at least the
+  smallest positive distance ``d_min``); items are the values, against ``t / d_min``.
+
+So ``G(X) = sum_items w max(0, Q(A) X - c(A)) <= tau X``. ``G`` is convex and piecewise
+linear, the largest of the lines ``S_B X - C_B`` over sets ``B`` of items (``S_B``, ``C_B``:
+the sums of ``w Q(A)``, ``w c(A)`` over ``B``), the best ``B`` being the items whose breakpoint
+``c(A) / Q(A)`` lies below ``X``. Hence ``X <= X* = min over prefixes B (breakpoints sorted)
+with S_B > tau of C_B / (S_B - tau)`` and ``Z_i <= min(n_i, floor(X*))``. (The first version
+of this bound used ``EMD >= d_min * TV`` for every distance, i.e. ``TV <= t H`` under a
+hierarchy: vacuous from ``t = 1 / H`` on.) With several sensitive columns each gives a bound;
+the largest is taken.
 
 With a class size ``k`` implied by the rest of the model (``--k 5 --t 0.2``), star-free classes
 hold at least ``k`` rows each, so row type ``i`` has no star-free row when ``Z_i < k``.
@@ -48,9 +67,11 @@ each term is used only when its denominator stays positive after lowering it by 
 with the lowered denominator), and the result is raised by a relative 1e-9 before the floor;
 a bucket passes when that value reaches 1.
 
-Complexity: ``O(t_in |S| log |S|)`` numpy work per sensitive column for the star-free bound;
-the pattern bound repeats a grouping of the ``t_in`` row types and a bincount per pattern,
-``O(sum_j C(m, j) t_in |S| log)``, up to ``max_patterns`` patterns.
+Complexity: with ``I`` items (``|S|`` for the equal distance and a matrix, at most ``H |S|``
+for a hierarchy, ``2 (|S| - 1)`` for the ordered distance), ``O(t_in |S| I + t_in I log I)``
+numpy work per sensitive column for the star-free bound; the pattern bound repeats a grouping
+of the ``t_in`` row types and a bincount per pattern, ``O(sum_j C(m, j) t_in I log I)``, up to
+``max_patterns`` patterns.
 """
 
 from __future__ import annotations
@@ -91,25 +112,27 @@ def t_closeness_lower_bounds(rt: RowTypes, model: TCloseness, *, k: int = 1,
     say = progress or silent
     out = {"t-star-free": 0, "t-pattern": 0}
     keys = PatternKeys(rt.codes)
-    for hist, o, tau in _columns(rt, model):
-        z = star_free_rows(hist, o, tau)
+    for hist, o, tau, items in _columns(rt, model):
+        z = star_free_rows(hist, o, tau, items)
         need = hist.sum(axis=1) - np.where(z >= k, z, 0)  # rows with >= 1 star
         out["t-star-free"] = max(out["t-star-free"], int(need.sum()))
         if need.any():
-            lev = _levels(keys, hist, o, tau, need > 0, max(1, k), max_patterns, say)
+            lev = _levels(keys, hist, o, (tau, items), need > 0, max(1, k), max_patterns,
+                          say)
             out["t-pattern"] = max(out["t-pattern"], int((need * lev).sum()))
     return out
 
 
 def star_free_bound(rt: RowTypes, model: TCloseness) -> int:
     """``sum_i (n_i - Z_i)``, maximized over the sensitive columns (module doc)."""
-    return max((int((h.sum(axis=1) - star_free_rows(h, o, tau)).sum())
-                for h, o, tau in _columns(rt, model)), default=0)
+    return max((int((h.sum(axis=1) - star_free_rows(h, o, tau, items)).sum())
+                for h, o, tau, items in _columns(rt, model)), default=0)
 
 
-def _columns(rt: RowTypes, model: TCloseness) -> Iterator[tuple[IntArray, IntArray, float]]:
+def _columns(rt: RowTypes, model: TCloseness
+             ) -> Iterator[tuple[IntArray, IntArray, float, IntArray | None]]:
     """Per sensitive column: the row types' counts and the table's counts over the values the
-    table holds, and ``tau = t / d_min``."""
+    table holds, ``tau`` and the items of the distance (:func:`items_of`)."""
     if rt.n == 0 or not rt.sensitive:
         return
     overall = rt.sensitive_histograms(rt.counts.sum(axis=0))
@@ -117,15 +140,15 @@ def _columns(rt: RowTypes, model: TCloseness) -> Iterator[tuple[IntArray, IntArr
                                  rt.sensitive_values(), strict=True):
         o = tot[0]
         present = o > 0
-        d_min = min_distance(model.distance,
-                             [v for v, k in zip(values, present, strict=True) if k])
-        tau = float(model.t_exact) / d_min if d_min > 0 else float("inf")
-        yield hist[:, present], o[present], tau
+        items, scale = items_of(model.distance,
+                                [v for v, k in zip(values, present, strict=True) if k])
+        tau = float(model.t_exact) * scale if math.isfinite(scale) else float("inf")
+        yield hist[:, present], o[present], tau, items
 
 
-def _levels(keys: PatternKeys, hist: IntArray, o: IntArray, tau: float,
-            open_mask: NDArray[np.bool_], k: int, max_patterns: int, say: Progress
-            ) -> IntArray:
+def _levels(keys: PatternKeys, hist: IntArray, o: IntArray,
+            cut: tuple[float, IntArray | None], open_mask: NDArray[np.bool_], k: int,
+            max_patterns: int, say: Progress) -> IntArray:
     """``(t_in,)`` levels ``L_i`` (module doc) of the row types ``open_mask`` (1 elsewhere): a
     bucket passes when it may hold a t-close class of at least ``k`` rows."""
     t_in, s = hist.shape
@@ -153,7 +176,7 @@ def _levels(keys: PatternKeys, hist: IntArray, o: IntArray, tau: float,
             ob = inv[open_]
             cand = np.unique(ob)
             fits = np.zeros(nb, dtype=bool)
-            fits[cand] = star_free_rows(bucket[cand], o, tau) >= k
+            fits[cand] = star_free_rows(bucket[cand], o, *cut) >= k
             hit = fits[ob]
             lev[open_[hit]] = j
             open_ = open_[~hit]
@@ -165,20 +188,29 @@ def _levels(keys: PatternKeys, hist: IntArray, o: IntArray, tau: float,
     return lev
 
 
-def star_free_rows(c: IntArray, o: IntArray, tau: float) -> IntArray:
+def star_free_rows(c: IntArray, o: IntArray, tau: float,
+                   items: IntArray | None = None) -> IntArray:
     """``(T,)`` upper bounds on the rows of each row type (counts ``c`` ``(T, s)`` over the
-    values of the table histogram ``o`` ``(s,)``, all positive) that fit in a sub-multiset of
-    total variation at most ``tau`` from ``o``'s distribution.
+    values of the table histogram ``o`` ``(s,)``, all positive) that fit in a sub-multiset
+    ``x`` with ``sum_items w max(0, Q(A) X - x(A)) <= tau X`` (module doc). ``items``: ``(s,
+    I)`` weights ``w`` of the values in each item (:func:`items_of`); ``None``: the values
+    themselves, i.e. total variation at most ``tau``.
 
-    ``X*`` is a minimum of terms ``C_A / (S_A - tau)``; any subset of the terms bounds it from
+    ``X*`` is a minimum of terms ``C_B / (S_B - tau)``; any subset of the terms bounds it from
     above, so a term is used only when its denominator, lowered by :data:`_MARGIN`, is still
     positive, and then with that lowered denominator: float error can only raise ``X*``."""
     c = np.asarray(c, dtype=np.int64)
     n = c.sum(axis=1)
-    if tau >= 1 or c.shape[1] <= 1:
-        return n
     o = np.asarray(o, dtype=np.int64)
     N = float(o.sum())
+    if items is not None:
+        c, o = c @ items, o @ items
+        keep = o > 0  # an item of no value the table holds costs nothing
+        c, o = c[:, keep], o[keep]
+    elif c.shape[1] <= 1:
+        return n
+    if c.shape[1] == 0 or tau * N >= float(o.sum()):  # no line can exceed tau X
+        return n
     order = np.argsort(c * N / o, axis=1, kind="stable")  # breakpoints c_v / q_v, ascending
     S = np.cumsum(o[order], axis=1) / N  # integer sums, one rounding
     C = np.cumsum(np.take_along_axis(c, order, axis=1), axis=1).astype(np.float64)
@@ -188,6 +220,35 @@ def star_free_rows(c: IntArray, o: IntArray, tau: float) -> IntArray:
     x_star = ratio.min(axis=1)
     z = np.floor(x_star * (1 + _SLACK) + _SLACK)
     return np.minimum(n, np.where(np.isfinite(z), z, n).astype(np.int64))
+
+
+def items_of(distance: object, values: Sequence[object]) -> tuple[IntArray | None, float]:
+    """The items of ``distance`` over ``values`` (the values the table holds) as ``(s, I)``
+    integer weights (``None``: the values themselves) and the factor ``tau / t`` (module
+    doc). ``(None, inf)`` when nothing can be bounded (fewer than two values, an unknown or
+    degenerate distance): ``tau`` is then infinite and every row may stand alone."""
+    s = len(values)
+    if s < 2:
+        return None, float("inf")
+    if isinstance(distance, HierarchicalDistance):
+        member, height = distance.ancestors(values)
+        below_root = member[:, height < distance.height]
+        return (np.hstack([np.eye(s, dtype=np.int64), below_root]),
+                float(distance.height))
+    if isinstance(distance, OrderedDistance):
+        rank, m = distance.ranks(values)
+        order = np.argsort(rank, kind="stable")
+        cols = []
+        for a in range(1, s):  # the cuts between the a-th and the (a + 1)-th present value
+            w = int(rank[order[a]] - rank[order[a - 1]])
+            low = np.zeros(s, dtype=np.int64)
+            low[order[:a]] = w
+            high = np.zeros(s, dtype=np.int64)
+            high[order[a:]] = w
+            cols += [low, high]
+        return np.stack(cols, axis=1), float(m - 1)
+    d_min = min_distance(distance, values)
+    return None, (1.0 / d_min if d_min > 0 else float("inf"))
 
 
 def min_distance(distance: object, values: Sequence[object]) -> float:

@@ -174,6 +174,11 @@ class HierarchicalDistance:
         object.__setattr__(self, "_heights", np.array([lvl for lvl, _ in nodes], np.int64))
         object.__setattr__(self, "_child_of", child_of)
 
+    def ancestors(self, values: Sequence[object]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """``(len(values), nodes)`` 0/1 matrix: value ``i`` lies under internal node ``j``;
+        and each node's level (``1..H``, the root at ``H``). Raises as :meth:`leaves`."""
+        return self._member[self.leaves(values)].copy(), self._heights.copy()
+
     @property
     def height(self) -> int:
         """``H``: the number of levels above the values."""
