@@ -80,17 +80,9 @@ def test_capped_patterns_still_bound() -> None:
 
 def _largest_close_part(c: list[int], o: np.ndarray, tau: float) -> int:
     """The largest sub-multiset of ``c`` within total variation ``tau`` of ``o`` (enumerated,
-    in exact integer arithmetic)."""
-    N = int(o.sum())
-    best = 0
-    for x in itertools.product(*(range(v + 1) for v in c)):
-        X = sum(x)
-        if X == 0:
-            continue
-        tv_num = sum(max(0, int(ov) * X - xv * N) for xv, ov in zip(x, o, strict=True))
-        if tv_num <= tau * X * N + 1e-9:
-            best = max(best, X)
-    return best
+    under the equal distance's exact EMD)."""
+    return _largest_t_close_part(c, o, tau, TCloseness(0.1).distance,
+                                 [str(v) for v in range(len(c))])
 
 
 @settings(max_examples=150, deadline=None)
