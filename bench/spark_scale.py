@@ -20,6 +20,11 @@ executors run inside it). Wall times on a shared 2-core machine: other users' lo
 Writes ``bench/results/spark_scale.json``.
 
     python bench/spark_scale.py --rows 1000000 10000000 --masters 'local[1]' 'local[2]'
+
+``--models l3`` runs only those models; the other models of an earlier run of the same
+configuration are kept in the results file. Every model's record carries its own
+``measured`` date, the ``code`` (commit) it ran, and the peak memory of its process when it
+finished (``driver_peak_mb``, ``jvm_peak_mb``).
 """
 
 from __future__ import annotations
@@ -92,7 +97,8 @@ def jvm_peak_mb(spark: Any) -> float | None:
     return None
 
 
-def run_spark(n: int, master: str, memory: str, out_dir: Path) -> dict[str, Any]:
+def run_spark(n: int, master: str, memory: str, out_dir: Path,
+              models: dict[str, dict[str, Any]]) -> dict[str, Any]:
     import starmin
     from starmin.engines.spark import SparkEngine, session
     from starmin.io.output import check_output
@@ -121,7 +127,7 @@ def run_spark(n: int, master: str, memory: str, out_dir: Path) -> dict[str, Any]
                 "load_avg": os.getloadavg()}), flush=True)
 
     threading.Thread(target=watch, daemon=True).start()
-    for name, params in MODELS.items():
+    for name, params in models.items():
         engine = SparkEngine(spark)
         current.update(engine=engine, model=name, t0=time.perf_counter())
         release = starmin.anonymize(table, QI, SENSITIVE, engine=engine, seed=SEED, **params)
@@ -132,6 +138,7 @@ def run_spark(n: int, master: str, memory: str, out_dir: Path) -> dict[str, Any]
         release.frame.unpersist()
         shutil.rmtree(target.path, ignore_errors=True)
         runs[name] = _summary(release, write)
+        runs[name].update(driver_peak_mb=round(peak_mb(), 1), jvm_peak_mb=jvm_peak_mb(spark))
         print("PARTIAL " + json.dumps({"model": name, "summary": runs[name],
                                        "driver_peak_mb": round(peak_mb(), 1),
                                        "jvm_peak_mb": jvm_peak_mb(spark),
@@ -146,7 +153,7 @@ def run_spark(n: int, master: str, memory: str, out_dir: Path) -> dict[str, Any]
     return result
 
 
-def run_local(n: int, out_dir: Path) -> dict[str, Any]:
+def run_local(n: int, out_dir: Path, models: dict[str, dict[str, Any]]) -> dict[str, Any]:
     import starmin
     from starmin.datasets import synthetic_census
     from starmin.engines.local import LocalEngine
@@ -156,7 +163,7 @@ def run_local(n: int, out_dir: Path) -> dict[str, Any]:
     table = synthetic_census(n, seed=SEED)
     generate = time.perf_counter() - t0
     runs = {}
-    for name, params in MODELS.items():
+    for name, params in models.items():
         engine = LocalEngine()
         release = starmin.anonymize(table, QI, SENSITIVE, engine=engine, seed=SEED, **params)
         target = check_output(out_dir / f"{name}.csv")
@@ -166,6 +173,7 @@ def run_local(n: int, out_dir: Path) -> dict[str, Any]:
         for p in target.paths:
             p.unlink(missing_ok=True)
         runs[name] = _summary(release, write)
+        runs[name]["driver_peak_mb"] = round(peak_mb(), 1)
     return {"engine": "local", "rows": n, "generate_s": round(generate, 3), "models": runs,
             "driver_peak_mb": round(peak_mb(), 1)}
 
@@ -181,11 +189,12 @@ def _summary(release: Any, write: float) -> dict[str, Any]:
 
 def child(args: argparse.Namespace) -> None:
     out_dir = Path(tempfile.mkdtemp(prefix="starmin-spark-scale-"))
+    models = {name: MODELS[name] for name in args.models}
     try:
         if args.engine == "spark":
-            result = run_spark(args.rows[0], args.masters[0], args.memory, out_dir)
+            result = run_spark(args.rows[0], args.masters[0], args.memory, out_dir, models)
         else:
-            result = run_local(args.rows[0], out_dir)
+            result = run_local(args.rows[0], out_dir, models)
     finally:
         shutil.rmtree(out_dir, ignore_errors=True)
     print("RESULT " + json.dumps(result), flush=True)
@@ -235,15 +244,46 @@ def markdown(runs: list[dict[str, Any]]) -> str:
                          f"{' '.join(r.get('error') or [])} |")
             continue
         name = f"{r['engine']} {r.get('master', '')}".strip()
-        mem = f"{r['driver_peak_mb']:.0f}" + (f" / {r['jvm_peak_mb']:.0f}"
-                                                if r.get("jvm_peak_mb") else "")
         for model, m in r["models"].items():
+            mem = _memory(m if "driver_peak_mb" in m else r)
             st = m["stages_s"]
             total = sum(st.get(x, 0.0) for x in STAGES)
             cells = " | ".join(f"{st.get(x, 0.0):.1f}" for x in STAGES)
             lines.append(f"| {name} | {r['rows']:,} | {model} ({m['method']}) | {m['t_in']:,} "
                          f"| {m['stars']:,} | {cells} | {total:.1f} | {mem} |")
     return "\n".join(lines)
+
+
+def _memory(r: dict[str, Any]) -> str:
+    """``driver / JVM`` peak (MB) of a record that has them."""
+    jvm = r.get("jvm_peak_mb")
+    return f"{r['driver_peak_mb']:.0f}" + (f" / {jvm:.0f}" if jvm else "")
+
+
+def _commit() -> str:
+    """The commit the benchmark runs (``+`` when the work tree has changes)."""
+    def git(*a: str) -> str:
+        return subprocess.run(["git", "-C", str(REPO), *a], capture_output=True,
+                              text=True).stdout.strip()
+    return git("rev-parse", "--short", "HEAD") + ("+" if git("status", "--porcelain",
+                                                             "--", "src", "bench") else "")
+
+
+def _merge(earlier: dict[str, Any] | None, result: dict[str, Any]) -> dict[str, Any]:
+    """``result`` with the models of ``earlier`` (the same configuration) it did not run."""
+    if not earlier or not earlier.get("models"):
+        return result
+    kept = {}
+    for name, m in earlier["models"].items():
+        if name in result.get("models", {}):
+            continue
+        m = dict(m)
+        m.setdefault("measured", earlier.get("measured"))
+        if "driver_peak_mb" not in m:  # a run from before per-model peaks: its process's
+            m["driver_peak_mb"] = earlier.get("driver_peak_mb")
+            m["jvm_peak_mb"] = earlier.get("jvm_peak_mb")
+        kept[name] = m
+    return {**result, "models": {**kept, **result.get("models", {})}}
 
 
 def main() -> None:
@@ -258,6 +298,9 @@ def main() -> None:
                    help="stop a configuration after this many seconds (the models it "
                         "finished are recorded)")
     p.add_argument("--log", help="append the children's progress lines to this file")
+    p.add_argument("--models", nargs="+", choices=list(MODELS), default=list(MODELS),
+                   help="the models to run (default all); an earlier run's other models of "
+                        "the same configuration are kept")
     p.add_argument("--engine", help=argparse.SUPPRESS)  # set in the child processes
     args = p.parse_args()
     if args.markdown:
@@ -271,9 +314,11 @@ def main() -> None:
     if args.local:
         configs += [("local", n, "") for n in args.rows]
     env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "SPARK_LOCAL_IP": "127.0.0.1"}
+    code_at = _commit()
     for engine, n, master in configs:
         cmd = [sys.executable, __file__, "--engine", engine, "--rows", str(n),
-               "--memory", args.memory] + (["--masters", master] if master else [])
+               "--memory", args.memory, "--models", *args.models] + (
+                   ["--masters", master] if master else [])
         print(f"== {engine} {master} n={n:,}", flush=True)
         t0 = time.perf_counter()
         load_start = os.getloadavg()
@@ -300,9 +345,13 @@ def main() -> None:
         else:
             result = json.loads(lines[-1].removeprefix("RESULT "))
         result["process_wall_s"] = round(time.perf_counter() - t0, 1)
+        stamp = datetime.now(UTC).isoformat(timespec="seconds")
+        for m in result.get("models", {}).values():
+            m.update(measured=stamp, code=code_at)
         print(json.dumps(result, indent=1), flush=True)
-        runs = [r for r in runs if (r.get("engine"), r.get("master", ""), r.get("rows"))
-                != (engine, master, n)] + [result]
+        same = [r for r in runs if (r.get("engine"), r.get("master", ""), r.get("rows"))
+                == (engine, master, n)]
+        runs = [r for r in runs if r not in same] + [_merge(same[-1] if same else None, result)]
         RESULT.write_text(json.dumps({
             "benchmark": "spark_scale", "date": datetime.now(UTC).isoformat(timespec="seconds"),
             "machine": {"cpus": os.cpu_count(), "platform": platform.platform(),
