@@ -33,8 +33,6 @@ Sec. 5.2 (phase one). A. Sainte-Lague (1910), the divisor method of apportionmen
 
 from __future__ import annotations
 
-from itertools import chain
-
 import numpy as np
 from numpy.typing import NDArray
 
@@ -54,8 +52,10 @@ Pull = tuple[int, list[tuple[int, int, int]]]  # (added stars, [(entry, donor, r
 def best_pull(cls: Classes, a: int, donors: IntArray, q: NDArray[np.float64]) -> Pull | None:
     """The cheapest pull that makes class ``a`` satisfy the model, or ``None``."""
     mem = cls.members
-    lists = [mem.of[d] for d in donors.tolist()]
-    ent = np.fromiter(chain.from_iterable(lists), dtype=np.int64)
+    lists = [mem.entries(d) for d in donors.tolist()]
+    if not lists:
+        return None
+    ent = np.concatenate(lists)
     if len(ent) == 0:
         return None
     don = np.repeat(donors, [len(x) for x in lists])
@@ -91,17 +91,31 @@ def _sequence(cls: Classes, a: int, e: IntArray, w: NDArray[np.float64]
     key_start = np.searchsorted(keys, np.arange(s))
     rank0 = before - before[key_start[keys]]                             # rows before, same key
     rows = _rows(cls, a)
-    cap = np.clip(rows - rank0, 0, cnt)
+    cap = np.minimum(np.maximum(rows - rank0, 0), cnt)
     pos = np.repeat(np.arange(len(e)), cap)                              # (R,) entry of each row
     i = np.arange(len(pos)) - np.repeat(np.cumsum(cap) - cap, cap) + np.repeat(rank0, cap)
     k = keys[pos]
     with np.errstate(divide="ignore"):
         due = (cls.C[a][k] + i + 0.5) / w[k]
-    order = np.argsort(due, kind="stable")[:rows]
+    order = first_stable(due, rows)
     pos, k = pos[order], k[order]
     add = np.zeros((len(pos), s), dtype=np.int64)
     add[np.arange(len(pos)), k] = 1
     return pos, np.cumsum(add, axis=0) + cls.C[a]
+
+
+def first_stable(x: NDArray[np.float64], r: int) -> IntArray:
+    """``np.argsort(x, kind="stable")[:r]`` -- the indices of the ``r`` smallest values, ties
+    by index -- without sorting all of ``x`` (a partition finds the ``r``-th value first)."""
+    if len(x) <= r:
+        return np.argsort(x, kind="stable")
+    if r <= 0:
+        return np.zeros(0, dtype=np.int64)
+    thr = np.partition(x, r - 1)[r - 1]
+    less = np.flatnonzero(x < thr)
+    sel = np.concatenate([less, np.flatnonzero(x == thr)[: r - len(less)]])
+    sel.sort()
+    return sel[np.argsort(x[sel], kind="stable")]
 
 
 def _prefix(cls: Classes, a: int, ent: IntArray, don: IntArray, elig: NDArray[np.bool_],
@@ -160,7 +174,7 @@ def eject_set(cls: Classes, a: int, q: NDArray[np.float64]) -> IntArray | None:
     for w in (q, np.ones_like(q)):
         with np.errstate(divide="ignore"):
             due = (c[k0] - i - 0.5) / w[k0]
-        k = k0[np.argsort(-due, kind="stable")[:steps]]
+        k = k0[first_stable(-due, steps)]
         gone = np.zeros((len(k), len(c)), dtype=np.int64)
         gone[np.arange(len(k)), k] = 1
         gone = np.cumsum(gone, axis=0)
@@ -173,7 +187,7 @@ def eject_set(cls: Classes, a: int, q: NDArray[np.float64]) -> IntArray | None:
 def _rows(cls: Classes, a: int) -> int:
     """Most rows one pull or ejection moves for class ``a``: its size, within
     [:data:`ROWS`, :data:`MAX_ROWS`]."""
-    return int(np.clip(cls.n[a], ROWS, MAX_ROWS))
+    return min(max(int(cls.n[a]), ROWS), MAX_ROWS)
 
 
 Eject = tuple[float, list[tuple[int, list[tuple[int, int, int]]]]]
@@ -190,7 +204,7 @@ def best_eject(cls: Classes, a: int, homes: IntArray, q: NDArray[np.float64]) ->
         return None
     mem = cls.members
     moves: list[tuple[int, int, int]] = []
-    ents = np.asarray(mem.of[a], dtype=np.int64)
+    ents = mem.entries(a)
     ents = ents[np.argsort(-mem.c[ents], kind="stable")]
     need = gone.copy()
     for e in ents.tolist():                                  # rows of the ejected keys
