@@ -19,7 +19,7 @@ import pytest
 from starmin.algorithms.heuristic import _moves, merge_repair
 from starmin.algorithms.heuristic._merge_state import IntArray, Judge
 from starmin.algorithms.heuristic._moves import improve
-from starmin.algorithms.heuristic._pull import first_stable
+from starmin.algorithms.heuristic._pull import first_stable, pattern_bits
 from starmin.algorithms.heuristic._split_refine import Entries
 from starmin.data.rowtypes import RowTypes
 from starmin.models import (
@@ -203,3 +203,12 @@ def test_block_judged_moves_equal_one_by_one(seed: int, monkeypatch: pytest.Monk
         assert len(fast) == len(slow)
         for a, b in zip(fast, slow, strict=True):
             assert all(np.array_equal(u, v) for u, v in zip(a, b, strict=True))
+
+
+@pytest.mark.parametrize("m", [1, 3, 8, 9, 17, 30])
+def test_pattern_bits_equal_weighted_sum(m: int) -> None:
+    rng = np.random.default_rng(m)
+    wide = rng.random((50, m)) < 0.4
+    want = (wide * (1 << np.arange(m, dtype=np.int64))).sum(axis=1)
+    assert np.array_equal(pattern_bits(wide), want)
+    assert pattern_bits(wide[:0]).shape == (0,)

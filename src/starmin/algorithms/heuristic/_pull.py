@@ -62,14 +62,18 @@ def best_pull(cls: Classes, a: int, donors: IntArray, q: NDArray[np.float64]) ->
     live = mem.c[ent] > 0
     ent, don = ent[live], don[live]
     va = cls.V[a]
-    wide = (mem.codes[mem.t[ent]] != va) | (va == STAR)                 # (E, m)
-    bits = (wide * (1 << np.arange(cls.m, dtype=np.int64))).sum(axis=1)
-    order = np.lexsort((-cls.P[don], mem.k[ent]))          # by key; more stars first
-    ent, don, bits = ent[order], don[order], bits[order]
+    bits = pattern_bits((mem.codes[mem.t[ent]] != va) | (va == STAR))
     pats = np.unique(bits)
     pats = pats[np.argsort([int(p).bit_count() for p in pats.tolist()], kind="stable")]
+    pats = pats[:PATTERNS]
+    inside = np.zeros(len(bits), dtype=bool)               # entries some pattern may pull
+    for pat in pats.tolist():
+        inside |= (bits & ~pat) == 0
+    ent, don, bits = ent[inside], don[inside], bits[inside]
+    order = np.lexsort((-cls.P[don], mem.k[ent]))          # by key; more stars first
+    ent, don, bits = ent[order], don[order], bits[order]
     best: Pull | None = None
-    for pat in pats[:PATTERNS].tolist():
+    for pat in pats.tolist():
         found = _prefix(cls, a, ent, don, (bits & ~pat) == 0, q)
         if found is not None and (best is None or found[0] < best[0]):
             best = found
@@ -102,6 +106,16 @@ def _sequence(cls: Classes, a: int, e: IntArray, w: NDArray[np.float64]
     add = np.zeros((len(pos), s), dtype=np.int64)
     add[np.arange(len(pos)), k] = 1
     return pos, np.cumsum(add, axis=0) + cls.C[a]
+
+
+def pattern_bits(wide: NDArray[np.bool_]) -> IntArray:
+    """``(E,)`` the rows of a ``(E, m)`` boolean matrix as integers, column ``c`` bit ``c``
+    (``sum_c wide[:, c] << c``)."""
+    packed = np.packbits(wide, axis=1, bitorder="little").astype(np.int64)
+    bits = packed[:, 0].copy() if packed.shape[1] else np.zeros(len(wide), dtype=np.int64)
+    for j in range(1, packed.shape[1]):
+        bits |= packed[:, j] << (8 * j)
+    return bits
 
 
 def first_stable(x: NDArray[np.float64], r: int) -> IntArray:
@@ -170,15 +184,18 @@ def eject_set(cls: Classes, a: int, q: NDArray[np.float64]) -> IntArray | None:
     cap = np.minimum(c, steps)
     k0 = np.repeat(np.arange(len(c)), cap)                               # (R,) key of each row
     i = np.arange(len(k0)) - np.repeat(np.cumsum(cap) - cap, cap)
-    best: IntArray | None = None
+    runs = []
     for w in (q, np.ones_like(q)):
         with np.errstate(divide="ignore"):
             due = (c[k0] - i - 0.5) / w[k0]
         k = k0[first_stable(-due, steps)]
         gone = np.zeros((len(k), len(c)), dtype=np.int64)
         gone[np.arange(len(k)), k] = 1
-        gone = np.cumsum(gone, axis=0)
-        ok = np.flatnonzero(cls.judge(c - gone))
+        runs.append(np.cumsum(gone, axis=0))
+    verdicts = cls.judge(c - np.concatenate(runs))                   # both orders, one call
+    best: IntArray | None = None
+    for gone, ok_run in zip(runs, np.split(verdicts, [len(runs[0])]), strict=True):
+        ok = np.flatnonzero(ok_run)
         if len(ok) and (best is None or ok[0] + 1 < best.sum()):
             best = gone[ok[0]]
     return best
