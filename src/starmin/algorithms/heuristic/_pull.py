@@ -72,12 +72,37 @@ def best_pull(cls: Classes, a: int, donors: IntArray, q: NDArray[np.float64]) ->
     ent, don, bits = ent[inside], don[inside], bits[inside]
     order = np.lexsort((-cls.P[don], mem.k[ent]))          # by key; more stars first
     ent, don, bits = ent[order], don[order], bits[order]
+    eligs = [(bits & ~pat) == 0 for pat in pats.tolist()]
     best: Pull | None = None
-    for pat in pats.tolist():
-        found = _prefix(cls, a, ent, don, (bits & ~pat) == 0, q)
+    for elig, first in zip(eligs, _first_runs(cls, a, ent, eligs, q), strict=True):
+        found = _prefix(cls, a, ent, don, elig, q, first)
         if found is not None and (best is None or found[0] < best[0]):
             best = found
     return best
+
+
+Run = tuple[IntArray, IntArray]
+"""``(entry position of each row, positions of the rows whose prefix repairs a)``"""
+
+
+def _first_runs(cls: Classes, a: int, ent: IntArray, eligs: list[NDArray[np.bool_]],
+                w: NDArray[np.float64]) -> list[Run | None]:
+    """Each pattern's first try of :func:`_prefix` (its row sequence and the prefixes that
+    repair ``a``), all patterns judged in one call; ``None`` for a pattern without entries."""
+    seqs = [_sequence(cls, a, ent[elig], w) if elig.any() else None for elig in eligs]
+    cums = [sq[1] for sq in seqs if sq is not None]
+    if not cums:
+        return [None] * len(eligs)
+    verdicts = cls.judge(np.concatenate(cums))
+    out: list[Run | None] = []
+    at = 0
+    for sq in seqs:
+        if sq is None:
+            out.append(None)
+            continue
+        out.append((sq[0], np.flatnonzero(verdicts[at: at + len(sq[0])])))
+        at += len(sq[0])
+    return out
 
 
 def _sequence(cls: Classes, a: int, e: IntArray, w: NDArray[np.float64]
@@ -133,15 +158,19 @@ def first_stable(x: NDArray[np.float64], r: int) -> IntArray:
 
 
 def _prefix(cls: Classes, a: int, ent: IntArray, don: IntArray, elig: NDArray[np.bool_],
-            w: NDArray[np.float64]) -> Pull | None:
+            w: NDArray[np.float64], first: Run | None) -> Pull | None:
     """The shortest row sequence (:func:`_sequence`) of the eligible entries that repairs
-    ``a``; donors that would then fail give nothing and it is sought again (three tries)."""
-    for _ in range(3):
+    ``a``; donors that would then fail give nothing and it is sought again (three tries; the
+    first is ``first``, from :func:`_first_runs`)."""
+    for attempt in range(3):
         e, d = ent[elig], don[elig]
         if len(e) == 0:
             return None
-        pos, cum = _sequence(cls, a, e, w)
-        ok = np.flatnonzero(cls.judge(cum)) if len(pos) else pos
+        if attempt == 0 and first is not None:
+            pos, ok = first
+        else:
+            pos, cum = _sequence(cls, a, e, w)
+            ok = np.flatnonzero(cls.judge(cum)) if len(pos) else pos
         if len(ok) == 0:
             return None
         rows = np.bincount(pos[: ok[0] + 1], minlength=len(e))

@@ -324,7 +324,8 @@ def choose_partner(cls: Classes, a: int, st: Settings, tie: IntArray,
             sel = sel[np.argsort(tie[ids[sel]], kind="stable")[:8 * width]]
         ids, cost = ids[sel], cost[sel]
     merged = cls.merged_counts(a, ids)                                   # (w, s)
-    tv = np.abs(merged / merged.sum(axis=1, keepdims=True) - q).sum(axis=1) / 2
+    size = (cls.n[ids] + cls.n[a]).astype(np.float64)[:, None]          # = merged row sums
+    tv = np.abs(merged / size - q).sum(axis=1) / 2
     order = np.lexsort((tie[ids], tv, cost))[:width]
     ids, cost, tv = ids[order], cost[order], tv[order]
     ok = cls.judge(merged[order])
