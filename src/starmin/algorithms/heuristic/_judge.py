@@ -168,8 +168,18 @@ def _numerators(dist: object, vals: Sequence[object]
         has_parent = dist._child_of >= 0
         up[np.flatnonzero(has_parent), dist._child_of[has_parent]] = 1
         H = dist.height
+        fm, fl, fu = (x.astype(np.float64) for x in (member, leaf_parent, up))
+        exact_below = 2.0**52 / (len(heights) + 2)
 
         def hierarchical(D: IntArray) -> tuple[IntArray, int]:
+            # Every sum here is at most sum_i |D_i| <= 2 n N times (nodes + 1) in size, so
+            # below 2^53 float64 products (BLAS) are exact integers: the int64 result.
+            if len(D) and float(np.abs(D).sum(axis=1).max()) < exact_below:
+                Df = D.astype(np.float64)
+                extra_f = Df @ fm
+                pos_f = np.maximum(Df, 0) @ fl + np.maximum(extra_f, 0) @ fu
+                neg_f = np.maximum(-Df, 0) @ fl + np.maximum(-extra_f, 0) @ fu
+                return (np.minimum(pos_f, neg_f).astype(np.int64) * heights).sum(axis=1), H
             extra = D @ member
             pos = np.maximum(D, 0) @ leaf_parent + np.maximum(extra, 0) @ up
             neg = np.maximum(-D, 0) @ leaf_parent + np.maximum(-extra, 0) @ up

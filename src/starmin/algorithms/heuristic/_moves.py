@@ -126,7 +126,7 @@ def _apply(rt: RowTypes, judge: Judge, ent: tuple[IntArray, IntArray, IntArray, 
                 block = _judge_moves(judge, C, xs[start:end], ys[start:end],
                                      ks[start:end], cs[start:end])
                 since = set()
-                width = min(width * 2, 256)
+                width = min(width * 2, 64)
             if not block[i - start]:
                 continue
         since.add(x)
