@@ -212,3 +212,10 @@ def test_pattern_bits_equal_weighted_sum(m: int) -> None:
     want = (wide * (1 << np.arange(m, dtype=np.int64))).sum(axis=1)
     assert np.array_equal(pattern_bits(wide), want)
     assert pattern_bits(wide[:0]).shape == (0,)
+
+
+def test_first_stable_on_integers() -> None:
+    rng = np.random.default_rng(3)
+    x = rng.integers(0, 40, size=500)
+    for r in (0, 7, 100, 499, 500):
+        assert np.array_equal(first_stable(x, r), np.argsort(x, kind="stable")[:r])

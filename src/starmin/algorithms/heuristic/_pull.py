@@ -143,7 +143,7 @@ def pattern_bits(wide: NDArray[np.bool_]) -> IntArray:
     return bits
 
 
-def first_stable(x: NDArray[np.float64], r: int) -> IntArray:
+def first_stable(x: NDArray[np.float64] | IntArray, r: int) -> IntArray:
     """``np.argsort(x, kind="stable")[:r]`` -- the indices of the ``r`` smallest values, ties
     by index -- without sorting all of ``x`` (a partition finds the ``r``-th value first)."""
     if len(x) <= r:

@@ -75,7 +75,7 @@ from starmin.algorithms.base import Algorithm, AutoRun, Progress, silent
 from starmin.algorithms.heuristic._judge import compile_judge
 from starmin.algorithms.heuristic._merge_state import BIG, Classes, IntArray, Judge, Members
 from starmin.algorithms.heuristic._moves import improve
-from starmin.algorithms.heuristic._pull import best_eject, best_pull
+from starmin.algorithms.heuristic._pull import best_eject, best_pull, first_stable
 from starmin.algorithms.heuristic._split_refine import Entries, refine
 from starmin.algorithms.heuristic._start import row_type_plan, spread_keys, start_size
 from starmin.data.rowtypes import RowTypes
@@ -321,7 +321,7 @@ def choose_partner(cls: Classes, a: int, st: Settings, tie: IntArray,
         cut = np.partition(cost, width - 1)[width - 1]
         sel = np.flatnonzero(cost <= cut)
         if len(sel) > 8 * width:
-            sel = sel[np.argsort(tie[ids[sel]], kind="stable")[:8 * width]]
+            sel = sel[first_stable(tie[ids[sel]], 8 * width)]
         ids, cost = ids[sel], cost[sel]
     merged = cls.merged_counts(a, ids)                                   # (w, s)
     size = (cls.n[ids] + cls.n[a]).astype(np.float64)[:, None]          # = merged row sums
