@@ -219,3 +219,27 @@ def test_first_stable_on_integers() -> None:
     x = rng.integers(0, 40, size=500)
     for r in (0, 7, 100, 499, 500):
         assert np.array_equal(first_stable(x, r), np.argsort(x, kind="stable")[:r])
+
+
+def test_t_closeness_start_scales_with_copies() -> None:
+    """A table whose rows all occur ``c`` times starts t-closeness from classes of
+    ``k c`` rows (``k`` the start size of the table with one copy); other models do not
+    scale; the release satisfies the model."""
+    from starmin.algorithms.heuristic._start import copies, start_size
+    from starmin.models.apply import holds
+
+    rng = np.random.default_rng(1)
+    X, sa = rng.integers(0, 5, size=(60, 4)), rng.integers(0, 3, size=60)
+    one = RowTypes.from_arrays(X, sa)
+    five = RowTypes.from_arrays(X, sa, weights=np.full(60, 5))
+    assert copies(one) == 1 and copies(five) == 5
+    model = TCloseness(Fraction(1, 5))
+    k = start_size(model, one, merge_repair.make_judge(model, one))
+    assert k >= 2
+    plan = merge_repair.solve(five, model, seed=0)
+    assert plan.certificate["start"] == f"pattern-packing k={k * 5}"
+    assert holds(model, five, plan.class_key_counts(five.s)).all()
+    plan1 = merge_repair.solve(one, model, seed=0)
+    assert plan1.certificate["start"] == f"pattern-packing k={k}"
+    plan_k = merge_repair.solve(five, KAnonymity(3), seed=0)
+    assert plan_k.certificate["start"] == "pattern-packing k=3"

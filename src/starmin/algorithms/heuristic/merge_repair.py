@@ -77,7 +77,7 @@ from starmin.algorithms.heuristic._merge_state import BIG, Classes, IntArray, Ju
 from starmin.algorithms.heuristic._moves import improve
 from starmin.algorithms.heuristic._pull import best_eject, best_pull, first_stable
 from starmin.algorithms.heuristic._split_refine import Entries, refine
-from starmin.algorithms.heuristic._start import row_type_plan, spread_keys, start_size
+from starmin.algorithms.heuristic._start import copies, row_type_plan, spread_keys, start_size
 from starmin.data.rowtypes import RowTypes
 from starmin.errors import InvalidInput, StarminError
 from starmin.models.apply import check_feasible, holds
@@ -227,6 +227,8 @@ def initial_plan(rt: RowTypes, model: PrivacyModel, st: Settings, seed: int, jud
     (:func:`._start.start_size` unless ``start_k`` is given), with the sensitive keys of split
     row types spread over their classes (:func:`._start.spread_keys`)."""
     k = start_size(model, rt, judge) if st.start_k is None else int(st.start_k)
+    if st.start_k is None and k >= 2 and has_t_closeness(model):
+        k *= copies(rt)
     if st.start == "rows" or (st.start == "auto" and k <= 1):
         return "rows", row_type_plan(rt, NAME, GUARANTEE)
     if st.start == "diverse" or (st.start == "auto" and diverse_suits(model)):
@@ -239,6 +241,19 @@ def initial_plan(rt: RowTypes, model: PrivacyModel, st: Settings, seed: int, jud
     plan = pack(rt, k, seed=seed, lp_levels=st.start_lp_levels, progress=say).to_plan(
         rt, NAME, GUARANTEE, None, {})
     return f"pattern-packing k={k}", spread_keys(rt, plan)
+
+
+def has_t_closeness(model: PrivacyModel) -> bool:
+    """Whether ``model`` is t-closeness or a conjunction with it. Its start size (the
+    smallest table-shaped class that satisfies it) counts rows; on a table whose row types
+    hold ``c`` rows each (:func:`._start.copies`) the start then aims at that many row types
+    of ``c`` rows, ``k c`` rows, instead of classes of one row type each that all violate the
+    model. Adult repeated to 1M rows (``c = 33``), ``--t 0.2``: 3,153,899 stars in 6 CPU s
+    against 3,272,666 in 23-30 with ``k = 7``; on ARX adult ``c = 1`` (unchanged)."""
+    from starmin.models.t_closeness import TCloseness
+
+    parts = getattr(model, "models", None) or (model,)
+    return any(isinstance(p, TCloseness) for p in parts)
 
 
 def diverse_suits(model: PrivacyModel) -> bool:
