@@ -16,7 +16,8 @@ Algorithm (each class is released as its suppressor, Liang & Yuan Sec. 2).
 1. *Start* (:mod:`._start`). The class size ``k`` the model needs: its implied ``k``
    (:func:`starmin.models.combine.implied_k`: ``k``, ``p``, ``l``, their maximum for a
    conjunction), or more when the smallest class with the whole table's mix of sensitive
-   values that satisfies the model is larger (t-closeness). Pattern-packing's k-anonymous
+   values that satisfies the model is larger (t-closeness; then times the median rows per
+   row type, :func:`has_t_closeness`). Pattern-packing's k-anonymous
    classes for that ``k`` (:mod:`.pattern_packing`), the row types for ``k = 1``. A row type
    that several classes share deals its sensitive values evenly among them. For frequency
    l-diversity (:func:`diverse_suits`) the start is instead small classes that already
