@@ -44,6 +44,19 @@ class Members:
         self.of: list[list[int]] = [[] for _ in range(G)]
         for e, o in enumerate(np.asarray(out_idx).tolist()):
             self.of[o].append(e)
+        self._arrays: dict[int, IntArray] = {}    # of[a] as an array, until a changes
+
+    def entries(self, a: int) -> IntArray:
+        """Class ``a``'s entry ids as an array (cached until :meth:`changed`)."""
+        arr = self._arrays.get(a)
+        if arr is None:
+            arr = self._arrays[a] = np.asarray(self.of[a], dtype=np.int64)
+        return arr
+
+    def changed(self, *classes: int) -> None:
+        """The entry lists of ``classes`` changed: drop their cached arrays."""
+        for a in classes:
+            self._arrays.pop(a, None)
 
     def add(self, t: int, k: int, c: int) -> int:
         """A new entry; returns its id."""
@@ -61,6 +74,7 @@ class Members:
             self.of[a], self.of[b] = self.of[b], self.of[a]
         self.of[a].extend(self.of[b])
         self.of[b] = []
+        self.changed(a, b)
 
     def group(self, a: int) -> tuple[IntArray, IntArray, IntArray]:
         """``(type, key, count)`` arrays of class ``a``'s non-empty entries."""
@@ -245,6 +259,7 @@ class Classes:
             else:
                 mem.c[e] -= rows
                 mem.of[a].append(mem.add(int(mem.t[e]), k, rows))
+            mem.changed(a, d)
             self.C[d, k] -= rows
             self.C[a, k] += rows
             self.n[d] -= rows

@@ -19,6 +19,7 @@ Complexity per round: ``O(p (E + g) m)`` for ``p`` distinct star patterns, ``E``
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import NDArray
 
 from starmin.algorithms.heuristic._merge_state import IntArray, Judge
 from starmin.algorithms.heuristic._split_refine import Entries
@@ -102,20 +103,54 @@ def _apply(rt: RowTypes, judge: Judge, ent: tuple[IntArray, IntArray, IntArray, 
     touched = np.zeros(len(C), dtype=bool)
     done = np.zeros(len(ecls), dtype=bool)
     moved = 0
-    for i in np.lexsort((-ec[e], -gain)).tolist():
-        n, y, x = int(e[i]), int(d[i]), int(ecls[e[i]])
-        if not first[i] or done[n] or x == y or P[y] >= P[x]:
+    order = np.lexsort((-ec[e], -gain))
+    order = order[(first & (x0 != y0) & (P[y0] < P[x0]))[order]]   # fixed for the round
+    ns, ys, xs = e[order], d[order], x0[order]
+    ks, cs = ek[ns], ec[ns]
+    # Verdicts of touched moves are judged a block ahead against the current counts; a
+    # block verdict stands while neither class of its move has changed since (``since``),
+    # so every verdict is the one judging the move at its turn would give.
+    block = np.zeros(0, dtype=bool)
+    start = end = 0
+    since: set[int] = set()
+    width = 8
+    for i, (n, y, x, k, c) in enumerate(zip(ns.tolist(), ys.tolist(), xs.tolist(),
+                                            ks.tolist(), cs.tolist(), strict=True)):
+        if done[n]:
             continue
-        after = C[[x, y]] + np.stack([-delta[i], delta[i]])
         if touched[x] or touched[y]:
-            verdict = judge(after)
-            if not (verdict[1] and (verdict[0] or after[0].sum() == 0)):
+            if i >= end or x in since or y in since:
+                if i < end:                                    # a conflict: smaller blocks
+                    width = max(width // 2, 1)
+                start, end = i, min(i + width, len(ns))
+                block = _judge_moves(judge, C, xs[start:end], ys[start:end],
+                                     ks[start:end], cs[start:end])
+                since = set()
+                width = min(width * 2, 64)
+            if not block[i - start]:
                 continue
-        C[x], C[y] = after
+        since.add(x)
+        since.add(y)
+        C[x, k] -= c
+        C[y, k] += c
         ecls[n] = y
         done[n] = touched[x] = touched[y] = True
         moved += 1
     return moved
+
+
+def _judge_moves(judge: Judge, C: IntArray, x: IntArray, y: IntArray, k: IntArray,
+                 c: IntArray) -> NDArray[np.bool_]:
+    """Whether moving ``c`` rows of key ``k`` from class ``x`` to ``y`` leaves ``y`` and
+    ``x`` satisfying the model (or ``x`` empty), per move, on the counts ``C`` now (moves
+    of entries that have moved already get a verdict that is not used)."""
+    r = np.arange(len(x))
+    cx, cy = C[x], C[y]
+    cx[r, k] -= c
+    cy[r, k] += c
+    np.maximum(cx, 0, out=cx)   # negative only for entries moved already (verdicts unused)
+    verdict = judge(np.concatenate([cx, cy]))
+    return verdict[len(x):] & (verdict[: len(x)] | (cx.sum(axis=1) == 0))
 
 
 def improve(rt: RowTypes, classes: list[Entries], judge: Judge, rounds: int = 5

@@ -33,8 +33,6 @@ Sec. 5.2 (phase one). A. Sainte-Lague (1910), the divisor method of apportionmen
 
 from __future__ import annotations
 
-from itertools import chain
-
 import numpy as np
 from numpy.typing import NDArray
 
@@ -54,26 +52,57 @@ Pull = tuple[int, list[tuple[int, int, int]]]  # (added stars, [(entry, donor, r
 def best_pull(cls: Classes, a: int, donors: IntArray, q: NDArray[np.float64]) -> Pull | None:
     """The cheapest pull that makes class ``a`` satisfy the model, or ``None``."""
     mem = cls.members
-    lists = [mem.of[d] for d in donors.tolist()]
-    ent = np.fromiter(chain.from_iterable(lists), dtype=np.int64)
+    lists = [mem.entries(d) for d in donors.tolist()]
+    if not lists:
+        return None
+    ent = np.concatenate(lists)
     if len(ent) == 0:
         return None
     don = np.repeat(donors, [len(x) for x in lists])
     live = mem.c[ent] > 0
     ent, don = ent[live], don[live]
     va = cls.V[a]
-    wide = (mem.codes[mem.t[ent]] != va) | (va == STAR)                 # (E, m)
-    bits = (wide * (1 << np.arange(cls.m, dtype=np.int64))).sum(axis=1)
-    order = np.lexsort((-cls.P[don], mem.k[ent]))          # by key; more stars first
-    ent, don, bits = ent[order], don[order], bits[order]
+    bits = pattern_bits((mem.codes[mem.t[ent]] != va) | (va == STAR))
     pats = np.unique(bits)
     pats = pats[np.argsort([int(p).bit_count() for p in pats.tolist()], kind="stable")]
+    pats = pats[:PATTERNS]
+    inside = np.zeros(len(bits), dtype=bool)               # entries some pattern may pull
+    for pat in pats.tolist():
+        inside |= (bits & ~pat) == 0
+    ent, don, bits = ent[inside], don[inside], bits[inside]
+    order = np.lexsort((-cls.P[don], mem.k[ent]))          # by key; more stars first
+    ent, don, bits = ent[order], don[order], bits[order]
+    eligs = [(bits & ~pat) == 0 for pat in pats.tolist()]
     best: Pull | None = None
-    for pat in pats[:PATTERNS].tolist():
-        found = _prefix(cls, a, ent, don, (bits & ~pat) == 0, q)
+    for elig, first in zip(eligs, _first_runs(cls, a, ent, eligs, q), strict=True):
+        found = _prefix(cls, a, ent, don, elig, q, first)
         if found is not None and (best is None or found[0] < best[0]):
             best = found
     return best
+
+
+Run = tuple[IntArray, IntArray]
+"""``(entry position of each row, positions of the rows whose prefix repairs a)``"""
+
+
+def _first_runs(cls: Classes, a: int, ent: IntArray, eligs: list[NDArray[np.bool_]],
+                w: NDArray[np.float64]) -> list[Run | None]:
+    """Each pattern's first try of :func:`_prefix` (its row sequence and the prefixes that
+    repair ``a``), all patterns judged in one call; ``None`` for a pattern without entries."""
+    seqs = [_sequence(cls, a, ent[elig], w) if elig.any() else None for elig in eligs]
+    cums = [sq[1] for sq in seqs if sq is not None]
+    if not cums:
+        return [None] * len(eligs)
+    verdicts = cls.judge(np.concatenate(cums))
+    out: list[Run | None] = []
+    at = 0
+    for sq in seqs:
+        if sq is None:
+            out.append(None)
+            continue
+        out.append((sq[0], np.flatnonzero(verdicts[at: at + len(sq[0])])))
+        at += len(sq[0])
+    return out
 
 
 def _sequence(cls: Classes, a: int, e: IntArray, w: NDArray[np.float64]
@@ -91,29 +120,57 @@ def _sequence(cls: Classes, a: int, e: IntArray, w: NDArray[np.float64]
     key_start = np.searchsorted(keys, np.arange(s))
     rank0 = before - before[key_start[keys]]                             # rows before, same key
     rows = _rows(cls, a)
-    cap = np.clip(rows - rank0, 0, cnt)
+    cap = np.minimum(np.maximum(rows - rank0, 0), cnt)
     pos = np.repeat(np.arange(len(e)), cap)                              # (R,) entry of each row
     i = np.arange(len(pos)) - np.repeat(np.cumsum(cap) - cap, cap) + np.repeat(rank0, cap)
     k = keys[pos]
     with np.errstate(divide="ignore"):
         due = (cls.C[a][k] + i + 0.5) / w[k]
-    order = np.argsort(due, kind="stable")[:rows]
+    order = first_stable(due, rows)
     pos, k = pos[order], k[order]
     add = np.zeros((len(pos), s), dtype=np.int64)
     add[np.arange(len(pos)), k] = 1
     return pos, np.cumsum(add, axis=0) + cls.C[a]
 
 
+def pattern_bits(wide: NDArray[np.bool_]) -> IntArray:
+    """``(E,)`` the rows of a ``(E, m)`` boolean matrix as integers, column ``c`` bit ``c``
+    (``sum_c wide[:, c] << c``)."""
+    packed = np.packbits(wide, axis=1, bitorder="little").astype(np.int64)
+    bits = packed[:, 0].copy() if packed.shape[1] else np.zeros(len(wide), dtype=np.int64)
+    for j in range(1, packed.shape[1]):
+        bits |= packed[:, j] << (8 * j)
+    return bits
+
+
+def first_stable(x: NDArray[np.float64] | IntArray, r: int) -> IntArray:
+    """``np.argsort(x, kind="stable")[:r]`` -- the indices of the ``r`` smallest values, ties
+    by index -- without sorting all of ``x`` (a partition finds the ``r``-th value first)."""
+    if len(x) <= r:
+        return np.argsort(x, kind="stable")
+    if r <= 0:
+        return np.zeros(0, dtype=np.int64)
+    thr = np.partition(x, r - 1)[r - 1]
+    less = np.flatnonzero(x < thr)
+    sel = np.concatenate([less, np.flatnonzero(x == thr)[: r - len(less)]])
+    sel.sort()
+    return sel[np.argsort(x[sel], kind="stable")]
+
+
 def _prefix(cls: Classes, a: int, ent: IntArray, don: IntArray, elig: NDArray[np.bool_],
-            w: NDArray[np.float64]) -> Pull | None:
+            w: NDArray[np.float64], first: Run | None) -> Pull | None:
     """The shortest row sequence (:func:`_sequence`) of the eligible entries that repairs
-    ``a``; donors that would then fail give nothing and it is sought again (three tries)."""
-    for _ in range(3):
+    ``a``; donors that would then fail give nothing and it is sought again (three tries; the
+    first is ``first``, from :func:`_first_runs`)."""
+    for attempt in range(3):
         e, d = ent[elig], don[elig]
         if len(e) == 0:
             return None
-        pos, cum = _sequence(cls, a, e, w)
-        ok = np.flatnonzero(cls.judge(cum)) if len(pos) else pos
+        if attempt == 0 and first is not None:
+            pos, ok = first
+        else:
+            pos, cum = _sequence(cls, a, e, w)
+            ok = np.flatnonzero(cls.judge(cum)) if len(pos) else pos
         if len(ok) == 0:
             return None
         rows = np.bincount(pos[: ok[0] + 1], minlength=len(e))
@@ -156,15 +213,18 @@ def eject_set(cls: Classes, a: int, q: NDArray[np.float64]) -> IntArray | None:
     cap = np.minimum(c, steps)
     k0 = np.repeat(np.arange(len(c)), cap)                               # (R,) key of each row
     i = np.arange(len(k0)) - np.repeat(np.cumsum(cap) - cap, cap)
-    best: IntArray | None = None
+    runs = []
     for w in (q, np.ones_like(q)):
         with np.errstate(divide="ignore"):
             due = (c[k0] - i - 0.5) / w[k0]
-        k = k0[np.argsort(-due, kind="stable")[:steps]]
+        k = k0[first_stable(-due, steps)]
         gone = np.zeros((len(k), len(c)), dtype=np.int64)
         gone[np.arange(len(k)), k] = 1
-        gone = np.cumsum(gone, axis=0)
-        ok = np.flatnonzero(cls.judge(c - gone))
+        runs.append(np.cumsum(gone, axis=0))
+    verdicts = cls.judge(c - np.concatenate(runs))                   # both orders, one call
+    best: IntArray | None = None
+    for gone, ok_run in zip(runs, np.split(verdicts, [len(runs[0])]), strict=True):
+        ok = np.flatnonzero(ok_run)
         if len(ok) and (best is None or ok[0] + 1 < best.sum()):
             best = gone[ok[0]]
     return best
@@ -173,7 +233,7 @@ def eject_set(cls: Classes, a: int, q: NDArray[np.float64]) -> IntArray | None:
 def _rows(cls: Classes, a: int) -> int:
     """Most rows one pull or ejection moves for class ``a``: its size, within
     [:data:`ROWS`, :data:`MAX_ROWS`]."""
-    return int(np.clip(cls.n[a], ROWS, MAX_ROWS))
+    return min(max(int(cls.n[a]), ROWS), MAX_ROWS)
 
 
 Eject = tuple[float, list[tuple[int, list[tuple[int, int, int]]]]]
@@ -190,7 +250,7 @@ def best_eject(cls: Classes, a: int, homes: IntArray, q: NDArray[np.float64]) ->
         return None
     mem = cls.members
     moves: list[tuple[int, int, int]] = []
-    ents = np.asarray(mem.of[a], dtype=np.int64)
+    ents = mem.entries(a)
     ents = ents[np.argsort(-mem.c[ents], kind="stable")]
     need = gone.copy()
     for e in ents.tolist():                                  # rows of the ejected keys

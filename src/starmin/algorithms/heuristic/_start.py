@@ -1,6 +1,7 @@
 """The start of :mod:`.merge_repair`: its class size, and plans to start from.
 
 * :func:`start_size` -- the class size the start aims at.
+* :func:`copies` -- rows per row type (the median), which scales it for t-closeness.
 * :func:`row_type_plan` -- every row type a class of its own.
 * :func:`spread_keys` -- a plan whose split row types spread their sensitive keys evenly over
   their classes (the vectors are unchanged, so are the stars).
@@ -33,6 +34,12 @@ def start_size(model: PrivacyModel, rt: RowTypes, judge: Judge) -> int:
     ok = np.flatnonzero(judge(hist))
     shaped = int(sizes[ok[0]]) if len(ok) else 1
     return max(implied_k(model), shaped)
+
+
+def copies(rt: RowTypes) -> int:
+    """The median number of rows of a row type (at least 1): how many copies of each row a
+    table holds, e.g. 1 on ARX adult, 33 on adult repeated to a million rows."""
+    return max(1, int(np.median(rt.sizes))) if rt.t_in else 1
 
 
 def row_type_plan(rt: RowTypes, method: str, guarantee: Guarantee) -> ReleasePlan:

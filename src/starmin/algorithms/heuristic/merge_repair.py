@@ -16,7 +16,8 @@ Algorithm (each class is released as its suppressor, Liang & Yuan Sec. 2).
 1. *Start* (:mod:`._start`). The class size ``k`` the model needs: its implied ``k``
    (:func:`starmin.models.combine.implied_k`: ``k``, ``p``, ``l``, their maximum for a
    conjunction), or more when the smallest class with the whole table's mix of sensitive
-   values that satisfies the model is larger (t-closeness). Pattern-packing's k-anonymous
+   values that satisfies the model is larger (t-closeness; then times the median rows per
+   row type, :func:`has_t_closeness`). Pattern-packing's k-anonymous
    classes for that ``k`` (:mod:`.pattern_packing`), the row types for ``k = 1``. A row type
    that several classes share deals its sensitive values evenly among them. For frequency
    l-diversity (:func:`diverse_suits`) the start is instead small classes that already
@@ -72,11 +73,12 @@ from numpy.typing import NDArray
 
 from starmin.algorithms._progress import Meter
 from starmin.algorithms.base import Algorithm, AutoRun, Progress, silent
+from starmin.algorithms.heuristic._judge import compile_judge
 from starmin.algorithms.heuristic._merge_state import BIG, Classes, IntArray, Judge, Members
 from starmin.algorithms.heuristic._moves import improve
-from starmin.algorithms.heuristic._pull import best_eject, best_pull
+from starmin.algorithms.heuristic._pull import best_eject, best_pull, first_stable
 from starmin.algorithms.heuristic._split_refine import Entries, refine
-from starmin.algorithms.heuristic._start import row_type_plan, spread_keys, start_size
+from starmin.algorithms.heuristic._start import copies, row_type_plan, spread_keys, start_size
 from starmin.data.rowtypes import RowTypes
 from starmin.errors import InvalidInput, StarminError
 from starmin.models.apply import check_feasible, holds
@@ -197,7 +199,14 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
 
 
 def make_judge(model: PrivacyModel, rt: RowTypes) -> Judge:
-    """:func:`starmin.models.apply.holds` with the whole table's histograms computed once."""
+    """:func:`starmin.models.apply.holds`, compiled once for the table
+    (:func:`._judge.compile_judge`; the same verdicts as :func:`generic_judge`)."""
+    return compile_judge(model, rt)
+
+
+def generic_judge(model: PrivacyModel, rt: RowTypes) -> Judge:
+    """:func:`starmin.models.apply.holds` with the whole table's histograms computed once (the
+    definition :func:`make_judge` is tested against)."""
     overall = [tot[0] for tot in rt.sensitive_histograms(rt.counts.sum(axis=0))]
     values = rt.sensitive_values()
 
@@ -219,6 +228,8 @@ def initial_plan(rt: RowTypes, model: PrivacyModel, st: Settings, seed: int, jud
     (:func:`._start.start_size` unless ``start_k`` is given), with the sensitive keys of split
     row types spread over their classes (:func:`._start.spread_keys`)."""
     k = start_size(model, rt, judge) if st.start_k is None else int(st.start_k)
+    if st.start_k is None and k >= 2 and has_t_closeness(model):
+        k *= copies(rt)
     if st.start == "rows" or (st.start == "auto" and k <= 1):
         return "rows", row_type_plan(rt, NAME, GUARANTEE)
     if st.start == "diverse" or (st.start == "auto" and diverse_suits(model)):
@@ -231,6 +242,19 @@ def initial_plan(rt: RowTypes, model: PrivacyModel, st: Settings, seed: int, jud
     plan = pack(rt, k, seed=seed, lp_levels=st.start_lp_levels, progress=say).to_plan(
         rt, NAME, GUARANTEE, None, {})
     return f"pattern-packing k={k}", spread_keys(rt, plan)
+
+
+def has_t_closeness(model: PrivacyModel) -> bool:
+    """Whether ``model`` is t-closeness or a conjunction with it. Its start size (the
+    smallest table-shaped class that satisfies it) counts rows; on a table whose row types
+    hold ``c`` rows each (:func:`._start.copies`) the start then aims at that many row types
+    of ``c`` rows, ``k c`` rows, instead of classes of one row type each that all violate the
+    model. Adult repeated to 1M rows (``c = 33``), ``--t 0.2``: 3,153,899 stars in 6 CPU s
+    against 3,272,666 in 23-30 with ``k = 7``; on ARX adult ``c = 1`` (unchanged)."""
+    from starmin.models.t_closeness import TCloseness
+
+    parts = getattr(model, "models", None) or (model,)
+    return any(isinstance(p, TCloseness) for p in parts)
 
 
 def diverse_suits(model: PrivacyModel) -> bool:
@@ -313,10 +337,11 @@ def choose_partner(cls: Classes, a: int, st: Settings, tie: IntArray,
         cut = np.partition(cost, width - 1)[width - 1]
         sel = np.flatnonzero(cost <= cut)
         if len(sel) > 8 * width:
-            sel = sel[np.argsort(tie[ids[sel]], kind="stable")[:8 * width]]
+            sel = sel[first_stable(tie[ids[sel]], 8 * width)]
         ids, cost = ids[sel], cost[sel]
     merged = cls.merged_counts(a, ids)                                   # (w, s)
-    tv = np.abs(merged / merged.sum(axis=1, keepdims=True) - q).sum(axis=1) / 2
+    size = (cls.n[ids] + cls.n[a]).astype(np.float64)[:, None]          # = merged row sums
+    tv = np.abs(merged / size - q).sum(axis=1) / 2
     order = np.lexsort((tie[ids], tv, cost))[:width]
     ids, cost, tv = ids[order], cost[order], tv[order]
     ok = cls.judge(merged[order])
