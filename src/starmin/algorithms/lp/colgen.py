@@ -34,7 +34,8 @@ import numpy as np
 
 from starmin.algorithms.base import Progress, silent
 from starmin.algorithms.heuristic.pattern_keys import masks_of_level
-from starmin.algorithms.lp.master import Blocks, LPSolution, build, solve_lp
+from starmin.algorithms.lp.incremental import RestrictedLP
+from starmin.algorithms.lp.master import Blocks, LPSolution
 from starmin.algorithms.lp.pairs import IntArray, Pairs
 from starmin.algorithms.lp.pricing import MaskPrice, Pricer
 from starmin.algorithms.lp.relaxation import FloatArray, Relaxation
@@ -47,35 +48,47 @@ _SAFETY = 1e-6
 
 @dataclass
 class Pool:
-    """The blocks of the restricted LP: ``(mask, key) -> pairs``, in insertion order."""
+    """The blocks of the restricted LP by vector ``(mask, key)``: the pairs of its latest
+    block. A vector priced again with pairs its block lacks gets a new block holding the
+    union (:mod:`.incremental`); :meth:`take` hands out the blocks made since its last call."""
 
     rt: RowTypes
-    entries: dict[tuple[int, int], set[int]] = field(default_factory=dict)
+    entries: dict[tuple[int, int], frozenset[int]] = field(default_factory=dict)
     rep: dict[tuple[int, int], int] = field(default_factory=dict)
+    pending: list[tuple[int, int]] = field(default_factory=list)
 
     def add(self, mask: int, key: int, pairs: IntArray, type_of: IntArray) -> int:
-        """Add pairs to a block (made if new); returns how many pairs were new."""
-        slot = self.entries.setdefault((mask, key), set())
+        """Offer a block's pairs; returns how many pairs were new to the vector (then a
+        block with the union is pending)."""
+        old = self.entries.get((mask, key), frozenset())
+        union = old | {int(p) for p in pairs}
+        if len(union) == len(old):
+            return 0
         if (mask, key) not in self.rep:
             self.rep[(mask, key)] = int(type_of[pairs[0]])
-        before = len(slot)
-        slot.update(int(p) for p in pairs)
-        return len(slot) - before
+        self.entries[(mask, key)] = union
+        self.pending.append((mask, key))
+        return len(union) - len(old)
 
-    def blocks(self) -> Blocks:
+    def take(self) -> Blocks:
+        """The pending blocks (each vector's latest pairs), in the order they were offered."""
         m = self.rt.m
         vecs, stars, bo, po = [], [], [], []
-        for b, ((mask, _key), ps) in enumerate(self.entries.items()):
-            v = self.rt.codes[self.rep[(mask, _key)]].astype(np.int32).copy()
-            starred = [(mask >> c) & 1 for c in range(m)]
-            v[np.asarray(starred, dtype=bool)] = STAR
+        todo = list(dict.fromkeys(self.pending))
+        self.pending.clear()
+        for b, (mask, key) in enumerate(todo):
+            v = self.rt.codes[self.rep[(mask, key)]].astype(np.int32).copy()
+            starred = np.array([(mask >> c) & 1 for c in range(m)], dtype=bool)
+            v[starred] = STAR
             vecs.append(v)
-            stars.append(sum(starred))
-            arr = np.array(sorted(ps), dtype=np.int64)
+            stars.append(int(starred.sum()))
+            arr = np.array(sorted(self.entries[(mask, key)]), dtype=np.int64)
             po.append(arr)
             bo.append(np.full(len(arr), b, dtype=np.int64))
+        empty = np.zeros(0, dtype=np.int64)
         return Blocks(np.array(vecs, dtype=np.int32).reshape(-1, m),
-                      np.array(stars, dtype=np.int64), np.concatenate(bo), np.concatenate(po))
+                      np.array(stars, dtype=np.int64),
+                      np.concatenate(bo) if bo else empty, np.concatenate(po) if po else empty)
 
 
 @dataclass(frozen=True, eq=False)
@@ -164,16 +177,18 @@ def column_generation(rt: RowTypes, rel: Relaxation, *, max_rounds: int = 60,
     for g0 in np.nonzero(np.isfinite(zero.gain))[0]:
         pool.add(0, int(zero.keys[g0]), np.nonzero(zero.group == g0)[0], pairs.type_of)
     pool.add((1 << rt.m) - 1, 0, np.arange(pairs.P), pairs.type_of)
+    master = RestrictedLP(pairs, rel)
     best, rounds, complete = 0.0, 0, False
     n = rt.n
     while True:
-        blocks = pool.blocks()
-        lp = solve_lp(build(pairs, rel, blocks))
+        master.add(pool.take())
+        lp = master.solve()
         rounds += 1
         priced = price_all(pricer, lp.pi, n, max_patterns=max_patterns, keep=keep)
         best = max(best, priced.bound)
-        progress(f"lp {rel.name}: round {rounds}, {blocks.B} vectors, LP {lp.value:.1f}, "
-                 f"bound {best:.1f}, {len(priced.violated)} vectors price out")
+        progress(f"lp {rel.name}: round {rounds}, {master.B} blocks, LP {lp.value:.1f}, "
+                 f"bound {best:.1f}, {len(priced.violated)} vectors price out, "
+                 f"{master.iterations} simplex iterations")
         if priced.complete:
             complete = True
             best = max(best, lp.value * (1 - _SAFETY) - _SAFETY)
@@ -187,5 +202,6 @@ def column_generation(rt: RowTypes, rel: Relaxation, *, max_rounds: int = 60,
             added += int(pool.add(mp.mask, int(mp.keys[g]), chosen, pairs.type_of))
         if added == 0:
             break
+    blocks = master.blocks()
     return ColumnGeneration(rel, pairs, blocks, lp, math.ceil(best - 1e-9), lp.value,
                             rounds, complete)

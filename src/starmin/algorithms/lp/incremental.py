@@ -1,0 +1,195 @@
+"""The restricted LP of column generation, kept alive across rounds (Glop through MathOpt).
+
+Blocks of the LP core (:mod:`.master`) share only the coverage rows: every other row and
+every variable of a block (its ``x(b, p)``, ``y(b)``, ``n(b)``, EMD slacks) belongs to that
+block alone. So adding blocks adds variables, the blocks' own rows, and coefficients in the
+existing coverage rows -- never a change to what is already there. :class:`RestrictedLP`
+holds the program in one OR-Tools Glop solver (``ortools.math_opt``'s low-level interface,
+built from arrays, no Python loop per coefficient) and sends each round only the new blocks
+(:func:`.master.build` on the new blocks alone gives their variables, rows and coverage
+coefficients). Each solve starts from the previous optimal basis, extended by the new
+variables at zero and the new rows' slacks basic: still primal feasible (the new variables
+are zero, so every new row holds), so primal simplex continues from where the last round
+stopped instead of starting over.
+
+Glop runs single-threaded with presolve off; its only limit is an iteration count (a work
+limit), so the same input gives the same LP solution, duals and bytes on every machine.
+The duals need not be exact for the certificate: :mod:`.colgen` makes any duals a proven
+bound (Farley's scaling), whatever solver produced them.
+
+Block duplicates are allowed: a vector priced again with pairs its block lacks is added as
+a new block with the union of the pairs (the older one stays; both are valid classes).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from starmin.algorithms.lp.master import Blocks, LPSolution, build
+from starmin.algorithms.lp.pairs import IntArray, Pairs
+from starmin.algorithms.lp.relaxation import FloatArray, Relaxation
+
+_AT_LOWER, _FIXED, _BASIC = 2, 4, 5
+"""MathOpt's ``BasisStatusProto`` values (``BASIS_STATUS_AT_LOWER_BOUND`` ...)."""
+_OPTIMAL = 1
+"""``TERMINATION_REASON_OPTIMAL``."""
+
+
+@dataclass
+class _Parts:
+    vectors: list[np.ndarray]
+    stars: list[IntArray]
+    block_of: list[IntArray]
+    pair_of: list[IntArray]
+    x_ids: list[IntArray]
+
+
+class RestrictedLP:
+    """The restricted master LP over a growing set of blocks (see the module docstring)."""
+
+    def __init__(self, pairs: Pairs, rel: Relaxation, *, max_iterations: int = 5_000_000
+                 ) -> None:
+        from ortools.math_opt import model_pb2
+        from ortools.math_opt.core.python import solver as core
+
+        self.pairs, self.rel = pairs, rel
+        self.max_iterations = max_iterations
+        P = pairs.P
+        model = model_pb2.ModelProto()
+        cons = model.linear_constraints
+        cons.ids.extend(range(P))
+        count = pairs.count.astype(np.float64).tolist()
+        cons.lower_bounds.extend(count)
+        cons.upper_bounds.extend(count)
+        self._n_vars, self._n_cons, self._B = 0, P, 0
+        self._parts = _Parts([], [], [], [], [])
+        self._var_status = np.zeros(0, dtype=np.int64)
+        self._con_status = np.full(P, _FIXED, dtype=np.int64)
+        self._has_basis = False
+        self.iterations = 0
+        self._solver = core.new(3, model, _init_args())  # SOLVER_TYPE_GLOP
+
+    @property
+    def B(self) -> int:
+        return self._B
+
+    def add(self, blocks: Blocks) -> None:
+        """Add ``blocks`` (with their pairs) to the program."""
+        from ortools.math_opt import model_update_pb2
+
+        if blocks.B == 0:
+            return
+        prog = build(self.pairs, self.rel, blocks)
+        P = self.pairs.P
+        nv = len(prog.c)
+        var0 = self._n_vars
+        A_eq = prog.A_eq.tocoo()  # type: ignore[attr-defined]
+        A_ub = prog.A_ub.tocoo()  # type: ignore[attr-defined]
+        n_eq_new = A_eq.shape[0] - P
+        n_ub = A_ub.shape[0]
+        con0 = self._n_cons
+        # rows: coverage keeps its id; the blocks' own equality rows, then their <= rows
+        eq_row = np.where(A_eq.row < P, A_eq.row, con0 + A_eq.row - P)
+        rows = np.concatenate([eq_row, con0 + n_eq_new + A_ub.row]).astype(np.int64)
+        cols = np.concatenate([A_eq.col, A_ub.col]).astype(np.int64) + var0
+        vals = np.concatenate([A_eq.data, A_ub.data]).astype(np.float64)
+        order = np.lexsort((cols, rows))
+        up = model_update_pb2.ModelUpdateProto()
+        nvp = up.new_variables
+        nvp.ids.extend(range(var0, var0 + nv))
+        nvp.lower_bounds.extend(np.zeros(nv).tolist())
+        nvp.upper_bounds.extend(np.full(nv, np.inf).tolist())
+        nvp.integers.extend([False] * nv)
+        ncp = up.new_linear_constraints
+        ncp.ids.extend(range(con0, con0 + n_eq_new + n_ub))
+        ncp.lower_bounds.extend(np.concatenate(
+            [prog.b_eq[P:], np.full(n_ub, -np.inf)]).tolist())
+        ncp.upper_bounds.extend(np.concatenate([prog.b_eq[P:], prog.b_ub]).tolist())
+        nz = np.nonzero(prog.c)[0]
+        up.objective_updates.linear_coefficients.ids.extend((nz + var0).tolist())
+        up.objective_updates.linear_coefficients.values.extend(prog.c[nz].tolist())
+        mat = up.linear_constraint_matrix_updates
+        mat.row_ids.extend(rows[order].tolist())
+        mat.column_ids.extend(cols[order].tolist())
+        mat.coefficients.extend(vals[order].tolist())
+        if not self._solver.update(up):
+            raise RuntimeError("Glop refused an incremental update of the restricted LP")
+        self._n_vars += nv
+        self._n_cons += n_eq_new + n_ub
+        # the basis grows by the new variables at zero and the new rows' slacks basic
+        self._var_status = np.concatenate([self._var_status, np.full(nv, _AT_LOWER)])
+        self._con_status = np.concatenate([self._con_status, np.full(n_eq_new + n_ub, _BASIC)])
+        parts = self._parts
+        parts.vectors.append(blocks.vectors)
+        parts.stars.append(blocks.stars)
+        parts.block_of.append(blocks.block_of + self._B)
+        parts.pair_of.append(blocks.pair_of)
+        parts.x_ids.append(np.arange(var0, var0 + prog.X, dtype=np.int64))
+        self._B += blocks.B
+
+    def blocks(self) -> Blocks:
+        """Every block added so far, in order."""
+        p = self._parts
+        m = p.vectors[0].shape[1] if p.vectors else 0
+        return Blocks(np.concatenate(p.vectors).reshape(-1, m) if p.vectors
+                      else np.zeros((0, m), np.int32),
+                      np.concatenate(p.stars), np.concatenate(p.block_of),
+                      np.concatenate(p.pair_of))
+
+    def solve(self) -> LPSolution:
+        """Solve from the last basis: value, every block's ``x(b, p)`` and the coverage
+        duals. Raises ``RuntimeError`` when Glop does not reach optimality."""
+        from ortools.math_opt import callback_pb2, model_parameters_pb2, parameters_pb2
+
+        params = parameters_pb2.SolveParametersProto()
+        params.iteration_limit = self.max_iterations
+        params.lp_algorithm = parameters_pb2.LP_ALGORITHM_PRIMAL_SIMPLEX
+        params.presolve = parameters_pb2.EMPHASIS_OFF
+        params.threads = 1
+        mp = model_parameters_pb2.ModelSolveParametersProto()
+        if self._has_basis:
+            basis = mp.initial_basis
+            basis.variable_status.ids.extend(range(self._n_vars))
+            basis.variable_status.values.extend(self._var_status.tolist())
+            basis.constraint_status.ids.extend(range(self._n_cons))
+            basis.constraint_status.values.extend(self._con_status.tolist())
+        res = self._solver.solve(params, mp, None, callback_pb2.CallbackRegistrationProto(),
+                                 None, None)
+        if res.termination.reason != _OPTIMAL or not res.solutions:
+            raise RuntimeError(f"Glop stopped: {res.termination.detail or res.termination}")
+        sol = res.solutions[0]
+        self.iterations = int(res.solve_stats.simplex_iterations)
+        x = _dense(sol.primal_solution.variable_values, self._n_vars)
+        duals = _dense(sol.dual_solution.dual_values, self._n_cons)
+        if sol.HasField("basis"):
+            self._var_status = _dense_status(sol.basis.variable_status, self._n_vars)
+            self._con_status = _dense_status(sol.basis.constraint_status, self._n_cons)
+            self._has_basis = True
+        x_ids = np.concatenate(self._parts.x_ids)
+        return LPSolution(float(sol.primal_solution.objective_value), x[x_ids],
+                          duals[: self.pairs.P], self.iterations)
+
+
+def _init_args() -> Any:
+    from ortools.math_opt import parameters_pb2
+
+    return parameters_pb2.SolverInitializerProto()
+
+
+def _dense(vec: Any, n: int) -> FloatArray:
+    out = np.zeros(n)
+    ids = np.asarray(vec.ids, dtype=np.int64)
+    if len(ids):
+        out[ids] = np.asarray(vec.values, dtype=np.float64)
+    return out
+
+
+def _dense_status(vec: Any, n: int) -> IntArray:
+    out = np.full(n, _AT_LOWER, dtype=np.int64)
+    ids = np.asarray(vec.ids, dtype=np.int64)
+    if len(ids):
+        out[ids] = np.asarray(vec.values, dtype=np.int64)
+    return out
