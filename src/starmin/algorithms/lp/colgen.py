@@ -197,9 +197,7 @@ def column_generation(rt: RowTypes, rel: Relaxation, *, max_rounds: int = 60,
             break
         added = 0
         for _over, mp, g in priced.violated:
-            members = np.nonzero(mp.group == g)[0]
-            chosen = members[mp.support[members]]
-            added += int(pool.add(mp.mask, int(mp.keys[g]), chosen, pairs.type_of))
+            added += int(pool.add(mp.mask, int(mp.keys[g]), mp.chosen(g), pairs.type_of))
         if added == 0:
             break
     blocks = master.blocks()

@@ -71,7 +71,7 @@ class _NodePricer(Pricer):
         if self.rel.t is None:
             gain, support = self._greedy(group, g, pi)
         else:
-            gain, support = self._closeness(group, g, pi)
+            gain, support = self._closeness_of(group, g, pi)
         return gain, support, group
 
 

@@ -28,6 +28,7 @@ for ``g`` groups and ``r`` values under a non-equal distance).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -48,14 +49,35 @@ class MaskPrice:
 
     ``group``: ``(P,)`` the vector (group) of each pair; ``keys``: ``(g,)`` the projection
     key of each group; ``gain``: ``(g,)`` (``-inf``: no class of that vector satisfies the
-    relaxation); ``support``: ``(P,)`` bool, the pairs of the maximizing class (and, for
+    relaxation). :meth:`chosen` gives the pairs of a group's maximizing class (for
     t-closeness, the best pair of each value of the group)."""
 
     mask: int
     group: IntArray
     keys: IntArray
     gain: FloatArray
-    support: NDArray[np.bool_]
+    pick: Callable[[int], IntArray]
+
+    def chosen(self, g: int) -> IntArray:
+        """The pairs of group ``g``'s maximizing class, ascending."""
+        return self.pick(g)
+
+
+@dataclass(frozen=True, eq=False)
+class _Groups:
+    """One pattern's vectors: ``inv`` ``(t_in,)`` the group of each row type, ``keys``
+    ``(g,)``, ``order`` the row types sorted by group and ``starts`` ``(g,)`` where each
+    group begins in ``order``."""
+
+    inv: IntArray
+    keys: IntArray
+    order: IntArray
+    starts: IntArray
+
+
+_CACHE_ENTRIES = 20_000_000
+"""Row-type entries of pattern groupings :class:`Pricer` keeps between rounds (memory, not
+results: a grouping not kept is computed again)."""
 
 
 class Pricer:
@@ -70,16 +92,63 @@ class Pricer:
         self.acap = (np.minimum(pairs.count / k, 1.0) if k > 1
                      else np.ones(pairs.P, dtype=np.float64))
         self.vcap = min(rel.cap, 1.0) if rel.cap is not None else 1.0
+        # one pair per value decides a class when no pair's capacity binds before its
+        # value's (no k): gains then come from the best pair of each (row type, value)
+        self.by_value = rel.column is not None and (rel.t is not None or k <= 1)
+        self._groups: dict[int, _Groups] = {}
+        self._kept = 0
+        self._pi: FloatArray | None = None
+        self._best: tuple[FloatArray, IntArray] | None = None
 
     def price(self, mask: int, pi: FloatArray) -> MaskPrice:
+        grp = self._grouping(mask)
+        group = grp.inv[self.pairs.type_of]
+        g = len(grp.keys)
+        if self.by_value:
+            best, arg = self._best_pairs(pi)
+            beta = (np.maximum.reduceat(best[grp.order], grp.starts, axis=0) if g
+                    else np.zeros((0, best.shape[1])))
+            if self.rel.t is None:
+                gain, take = _capped_gain(beta, self.vcap)
+            else:
+                gain = self._closeness(beta)
+                take = np.isfinite(beta)
+            return MaskPrice(mask, group, grp.keys, gain,
+                             lambda gi: _best_of(grp, gi, take[gi], best, arg))
+        gain, support = self._greedy(group, g, pi)
+        return MaskPrice(mask, group, grp.keys, gain,
+                         lambda gi: np.nonzero((group == gi) & support)[0])
+
+    def _grouping(self, mask: int) -> _Groups:
+        hit = self._groups.get(mask)
+        if hit is not None:
+            return hit
         keys = self.patterns.keys(mask)
         uniq, inv = np.unique(keys, return_inverse=True)
-        group = np.asarray(inv, dtype=np.int64).reshape(-1)[self.pairs.type_of]
-        if self.rel.t is None:
-            gain, support = self._greedy(group, len(uniq), pi)
-        else:
-            gain, support = self._closeness(group, len(uniq), pi)
-        return MaskPrice(mask, group, uniq.astype(np.int64), gain, support)
+        inv = np.asarray(inv, dtype=np.int64).reshape(-1)
+        order = np.argsort(inv, kind="stable")
+        starts = np.searchsorted(inv[order], np.arange(len(uniq)))
+        grp = _Groups(inv, uniq.astype(np.int64), order, starts)
+        if self._kept + len(inv) <= _CACHE_ENTRIES:
+            self._groups[mask] = grp
+            self._kept += len(inv)
+        return grp
+
+    def _best_pairs(self, pi: FloatArray) -> tuple[FloatArray, IntArray]:
+        """``(t_in, r)``: the best ``pi`` of each (row type, value) (``-inf``: none) and
+        its pair (the first of the best, by pair index)."""
+        if self._best is not None and self._pi is not None and np.array_equal(self._pi, pi):
+            return self._best
+        r = self.rel.r
+        o = np.lexsort((-pi, self.u, self.pairs.type_of))
+        head = _starts(self.pairs.type_of[o], self.u[o])
+        firsts = o[head]
+        best = np.full((self.rt.t_in, r), -np.inf)
+        arg = np.full((self.rt.t_in, r), -1, dtype=np.int64)
+        best[self.pairs.type_of[firsts], self.u[firsts]] = pi[firsts]
+        arg[self.pairs.type_of[firsts], self.u[firsts]] = firsts
+        self._pi, self._best = pi.copy(), (best, arg)
+        return best, arg
 
     # -- k and cap: greedy over a laminar family -----------------------------------------
     def _greedy(self, group: IntArray, g: int, pi: FloatArray
@@ -101,19 +170,49 @@ class Pricer:
         return gain, support
 
     # -- t-closeness ------------------------------------------------------------------------
-    def _closeness(self, group: IntArray, g: int, pi: FloatArray
-                   ) -> tuple[FloatArray, NDArray[np.bool_]]:
-        rel = self.rel
-        assert rel.t is not None and rel.cuts is not None and rel.d is not None
-        r = len(rel.p)
-        beta = np.full((g, r), -np.inf)
+    def _closeness_of(self, group: IntArray, g: int, pi: FloatArray
+                      ) -> tuple[FloatArray, NDArray[np.bool_]]:
+        """Gains of arbitrary groups of pairs, and the best pair of each value of each."""
+        beta = np.full((g, self.rel.r), -np.inf)
         np.maximum.at(beta, (group, self.u), pi)
         o1 = np.lexsort((-pi, self.u, group))
         support = np.zeros(len(pi), dtype=bool)
-        support[o1[_starts(group[o1], self.u[o1])]] = True  # the best pair of each value
+        support[o1[_starts(group[o1], self.u[o1])]] = True
+        return self._closeness(beta), support
+
+    def _closeness(self, beta: FloatArray) -> FloatArray:
+        rel = self.rel
+        assert rel.t is not None and rel.cuts is not None and rel.d is not None
         if rel.cuts.one_sided:
-            return _equal_gain(beta, rel.p, rel.t), support
-        return _lagrangian_gain(beta, rel.p, rel.d, rel.t), support
+            return _equal_gain(beta, rel.p, rel.t)
+        return _lagrangian_gain(beta, rel.p, rel.d, rel.t)
+
+
+def _capped_gain(beta: FloatArray, vcap: float) -> tuple[FloatArray, NDArray[np.bool_]]:
+    """Gains under ``cap`` alone (every pair may fill its value's share): values by
+    decreasing ``beta``, each up to ``vcap``, until the class is whole; and ``(g, r)`` which
+    values the maximizing class takes."""
+    g, r = beta.shape
+    order = np.argsort(-beta, axis=1, kind="stable")
+    bs = np.take_along_axis(beta, order, axis=1)
+    finite = np.isfinite(bs)
+    amount = np.clip(1.0 - vcap * np.arange(r), 0.0, vcap)[None, :] * finite
+    gain = (np.where(finite, bs, 0.0) * amount).sum(axis=1)
+    gain[finite.sum(axis=1) * vcap < 1.0 - 1e-9] = -np.inf
+    take = np.zeros((g, r), dtype=bool)
+    np.put_along_axis(take, order, amount > 0, axis=1)
+    return gain, take
+
+
+def _best_of(grp: _Groups, gi: int, values: NDArray[np.bool_], best: FloatArray,
+             arg: IntArray) -> IntArray:
+    """The best pair of each value in ``values`` among the row types of group ``gi``."""
+    end = grp.starts[gi + 1] if gi + 1 < len(grp.starts) else len(grp.order)
+    types = grp.order[grp.starts[gi]:end]
+    cols = np.nonzero(values)[0]
+    sub = best[np.ix_(types, cols)]
+    pick = arg[types[np.argmax(sub, axis=0)], cols]
+    return np.sort(pick[pick >= 0])
 
 
 def _equal_gain(beta: FloatArray, p: FloatArray, t: float) -> FloatArray:
