@@ -91,6 +91,44 @@ class Pool:
                       np.concatenate(bo) if bo else empty, np.concatenate(po) if po else empty)
 
 
+@dataclass
+class Rays:
+    """Classes of fixed composition for the restricted LP (:meth:`.RestrictedLP.add_rays`):
+    each new ``(vector, pairs, shares)`` once; :meth:`take` hands out those made since its
+    last call."""
+
+    rt: RowTypes
+    seen: set[tuple[int, int, bytes, bytes]] = field(default_factory=set)
+    pending: list[tuple[int, int, IntArray, FloatArray]] = field(default_factory=list)
+
+    def add(self, mask: int, key: int, pairs: IntArray, share: FloatArray,
+            type_of: IntArray) -> int:
+        """Offer a class; returns 1 if it is new."""
+        ident = (mask, key, pairs.tobytes(), np.round(share, 12).tobytes())
+        if ident in self.seen:
+            return 0
+        self.seen.add(ident)
+        self.pending.append((mask, int(type_of[pairs[0]]), pairs, share))
+        return 1
+
+    def take(self) -> tuple[Blocks, FloatArray]:
+        m = self.rt.m
+        todo, self.pending = self.pending, []
+        vecs = np.empty((len(todo), m), dtype=np.int32)
+        stars = np.empty(len(todo), dtype=np.int64)
+        for b, (mask, rep, _pairs, _share) in enumerate(todo):
+            starred = np.array([(mask >> c) & 1 for c in range(m)], dtype=bool)
+            vecs[b] = self.rt.codes[rep]
+            vecs[b, starred] = STAR
+            stars[b] = int(starred.sum())
+        lens = np.array([len(t[2]) for t in todo], dtype=np.int64)
+        empty = np.zeros(0, dtype=np.int64)
+        bo = np.repeat(np.arange(len(todo), dtype=np.int64), lens)
+        po = np.concatenate([t[2] for t in todo]) if todo else empty
+        share = np.concatenate([t[3] for t in todo]) if todo else np.zeros(0)
+        return Blocks(vecs, stars, bo, po.astype(np.int64)), share
+
+
 @dataclass(frozen=True, eq=False)
 class Priced:
     """One pricing pass: the certified bound and the violated vectors found."""
@@ -180,8 +218,9 @@ def column_generation(rt: RowTypes, rel: Relaxation, *, max_rounds: int = 60,
     master = RestrictedLP(pairs, rel)
     best, rounds, complete = 0.0, 0, False
     n = rt.n
+    master.add(pool.take())
+    rays = Rays(rt)
     while True:
-        master.add(pool.take())
         lp = master.solve()
         rounds += 1
         priced = price_all(pricer, lp.pi, n, max_patterns=max_patterns, keep=keep)
@@ -197,9 +236,16 @@ def column_generation(rt: RowTypes, rel: Relaxation, *, max_rounds: int = 60,
             break
         added = 0
         for _over, mp, g in priced.violated:
-            added += int(pool.add(mp.mask, int(mp.keys[g]), mp.chosen(g), pairs.type_of))
+            chosen, share = mp.ray(g)
+            if share is None:
+                added += int(pool.add(mp.mask, int(mp.keys[g]), chosen, pairs.type_of))
+            else:
+                added += int(rays.add(mp.mask, int(mp.keys[g]), chosen, share, pairs.type_of))
         if added == 0:
             break
-    blocks = master.blocks()
+        master.add(pool.take())
+        master.add_rays(*rays.take())
+    blocks, x = master.blocks(lp)
+    lp = LPSolution(lp.value, x, lp.pi, lp.iterations)
     return ColumnGeneration(rel, pairs, blocks, lp, math.ceil(best - 1e-9), lp.value,
                             rounds, complete)

@@ -32,8 +32,6 @@ from starmin.algorithms.lp.master import Blocks, LPSolution, build
 from starmin.algorithms.lp.pairs import IntArray, Pairs
 from starmin.algorithms.lp.relaxation import FloatArray, Relaxation
 
-_AT_LOWER, _FIXED, _BASIC = 2, 4, 5
-"""MathOpt's ``BasisStatusProto`` values (``BASIS_STATUS_AT_LOWER_BOUND`` ...)."""
 _OPTIMAL = 1
 """``TERMINATION_REASON_OPTIMAL``."""
 
@@ -66,15 +64,16 @@ class RestrictedLP:
         cons.upper_bounds.extend(count)
         self._n_vars, self._n_cons, self._B = 0, P, 0
         self._parts = _Parts([], [], [], [], [])
-        self._var_status = np.zeros(0, dtype=np.int64)
-        self._con_status = np.full(P, _FIXED, dtype=np.int64)
-        self._has_basis = False
+        self._rays = _Parts([], [], [], [], [])
+        self._shares: list[FloatArray] = []
+        self._R = 0
         self.iterations = 0
         self._solver = core.new(3, model, _init_args())  # SOLVER_TYPE_GLOP
 
     @property
     def B(self) -> int:
-        return self._B
+        """Blocks and rays so far."""
+        return self._B + self._R
 
     def add(self, blocks: Blocks) -> None:
         """Add ``blocks`` (with their pairs) to the program."""
@@ -119,9 +118,6 @@ class RestrictedLP:
             raise RuntimeError("Glop refused an incremental update of the restricted LP")
         self._n_vars += nv
         self._n_cons += n_eq_new + n_ub
-        # the basis grows by the new variables at zero and the new rows' slacks basic
-        self._var_status = np.concatenate([self._var_status, np.full(nv, _AT_LOWER)])
-        self._con_status = np.concatenate([self._con_status, np.full(n_eq_new + n_ub, _BASIC)])
         parts = self._parts
         parts.vectors.append(blocks.vectors)
         parts.stars.append(blocks.stars)
@@ -130,14 +126,69 @@ class RestrictedLP:
         parts.x_ids.append(np.arange(var0, var0 + prog.X, dtype=np.int64))
         self._B += blocks.B
 
-    def blocks(self) -> Blocks:
-        """Every block added so far, in order."""
-        p = self._parts
-        m = p.vectors[0].shape[1] if p.vectors else 0
-        return Blocks(np.concatenate(p.vectors).reshape(-1, m) if p.vectors
-                      else np.zeros((0, m), np.int32),
-                      np.concatenate(p.stars), np.concatenate(p.block_of),
-                      np.concatenate(p.pair_of))
+    def add_rays(self, rays: Blocks, share: FloatArray) -> None:
+        """Add classes of fixed composition: ray ``b`` of ``rays`` holds ``share`` of its
+        rows in each of its pairs (one entry per ``(block_of, pair_of)``, summing to 1 per
+        ray); its one variable is the class size and costs ``stars(b)`` per row."""
+        from ortools.math_opt import model_update_pb2
+
+        if rays.B == 0:
+            return
+        var0, nv = self._n_vars, rays.B
+        up = model_update_pb2.ModelUpdateProto()
+        nvp = up.new_variables
+        nvp.ids.extend(range(var0, var0 + nv))
+        nvp.lower_bounds.extend(np.zeros(nv).tolist())
+        nvp.upper_bounds.extend(np.full(nv, np.inf).tolist())
+        nvp.integers.extend([False] * nv)
+        nz = np.nonzero(rays.stars)[0]
+        up.objective_updates.linear_coefficients.ids.extend((nz + var0).tolist())
+        up.objective_updates.linear_coefficients.values.extend(
+            rays.stars[nz].astype(np.float64).tolist())
+        rows, cols = rays.pair_of, rays.block_of + var0
+        order = np.lexsort((cols, rows))
+        mat = up.linear_constraint_matrix_updates
+        mat.row_ids.extend(rows[order].tolist())
+        mat.column_ids.extend(cols[order].tolist())
+        mat.coefficients.extend(share[order].tolist())
+        if not self._solver.update(up):
+            raise RuntimeError("Glop refused an incremental update of the restricted LP")
+        self._n_vars += nv
+        r = self._rays
+        r.vectors.append(rays.vectors)
+        r.stars.append(rays.stars)
+        r.block_of.append(rays.block_of + self._R)
+        r.pair_of.append(rays.pair_of)
+        r.x_ids.append(np.arange(var0, var0 + nv, dtype=np.int64))
+        self._shares.append(share)
+        self._R += nv
+
+    def blocks(self, sol: LPSolution) -> tuple[Blocks, FloatArray]:
+        """Every block and ray so far as blocks, one per output vector (the union of their
+        pairs), and the solution's ``x(b, p)`` on them (a ray of size ``n`` gives
+        ``n * share`` to each of its pairs)."""
+        p, r = self._parts, self._rays
+        m = (p.vectors or r.vectors)[0].shape[1]
+        vec = np.concatenate(p.vectors + r.vectors).reshape(-1, m)
+        stars = np.concatenate(p.stars + r.stars)
+        nb = self._B
+        bo = np.concatenate(p.block_of + [b + nb for b in r.block_of])
+        po = np.concatenate(p.pair_of + r.pair_of)
+        nx = sum(len(a) for a in p.x_ids)
+        xr = (sol.x[nx:][np.concatenate(r.block_of)] * np.concatenate(self._shares)
+              if self._R else np.zeros(0))
+        x = np.concatenate([sol.x[:nx], xr])
+        uvec, first, vec_of = np.unique(vec, axis=0, return_index=True, return_inverse=True)
+        vec_of = np.asarray(vec_of).reshape(-1)
+        # blocks in order of their vector's first appearance, pairs ascending
+        rank = np.empty(len(uvec), dtype=np.int64)
+        rank[np.argsort(first, kind="stable")] = np.arange(len(uvec))
+        nb_new = rank[vec_of[bo]]
+        key, inv = np.unique(nb_new * self.pairs.P + po, return_inverse=True)
+        xs = np.bincount(np.asarray(inv).reshape(-1), weights=x, minlength=len(key))
+        order_b = np.argsort(first, kind="stable")
+        return (Blocks(uvec[order_b].astype(np.int32), stars[first[order_b]],
+                       key // self.pairs.P, key % self.pairs.P), xs)
 
     def solve(self) -> LPSolution:
         """Solve from the last basis: value, every block's ``x(b, p)`` and the coverage
@@ -150,12 +201,6 @@ class RestrictedLP:
         params.presolve = parameters_pb2.EMPHASIS_OFF
         params.threads = 1
         mp = model_parameters_pb2.ModelSolveParametersProto()
-        if self._has_basis:
-            basis = mp.initial_basis
-            basis.variable_status.ids.extend(range(self._n_vars))
-            basis.variable_status.values.extend(self._var_status.tolist())
-            basis.constraint_status.ids.extend(range(self._n_cons))
-            basis.constraint_status.values.extend(self._con_status.tolist())
         res = self._solver.solve(params, mp, None, callback_pb2.CallbackRegistrationProto(),
                                  None, None)
         if res.termination.reason != _OPTIMAL or not res.solutions:
@@ -164,11 +209,7 @@ class RestrictedLP:
         self.iterations = int(res.solve_stats.simplex_iterations)
         x = _dense(sol.primal_solution.variable_values, self._n_vars)
         duals = _dense(sol.dual_solution.dual_values, self._n_cons)
-        if sol.HasField("basis"):
-            self._var_status = _dense_status(sol.basis.variable_status, self._n_vars)
-            self._con_status = _dense_status(sol.basis.constraint_status, self._n_cons)
-            self._has_basis = True
-        x_ids = np.concatenate(self._parts.x_ids)
+        x_ids = np.concatenate(self._parts.x_ids + self._rays.x_ids)
         return LPSolution(float(sol.primal_solution.objective_value), x[x_ids],
                           duals[: self.pairs.P], self.iterations)
 
@@ -184,12 +225,4 @@ def _dense(vec: Any, n: int) -> FloatArray:
     ids = np.asarray(vec.ids, dtype=np.int64)
     if len(ids):
         out[ids] = np.asarray(vec.values, dtype=np.float64)
-    return out
-
-
-def _dense_status(vec: Any, n: int) -> IntArray:
-    out = np.full(n, _AT_LOWER, dtype=np.int64)
-    ids = np.asarray(vec.ids, dtype=np.int64)
-    if len(ids):
-        out[ids] = np.asarray(vec.values, dtype=np.int64)
     return out

@@ -28,6 +28,7 @@ for ``g`` groups and ``r`` values under a non-equal distance).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -49,17 +50,19 @@ class MaskPrice:
 
     ``group``: ``(P,)`` the vector (group) of each pair; ``keys``: ``(g,)`` the projection
     key of each group; ``gain``: ``(g,)`` (``-inf``: no class of that vector satisfies the
-    relaxation). :meth:`chosen` gives the pairs of a group's maximizing class (for
-    t-closeness, the best pair of each value of the group)."""
+    relaxation). :meth:`ray` gives a group's maximizing class."""
 
     mask: int
     group: IntArray
     keys: IntArray
     gain: FloatArray
-    pick: Callable[[int], IntArray]
+    pick: Callable[[int], tuple[IntArray, FloatArray | None]]
 
-    def chosen(self, g: int) -> IntArray:
-        """The pairs of group ``g``'s maximizing class, ascending."""
+    def ray(self, g: int) -> tuple[IntArray, FloatArray | None]:
+        """Group ``g``'s maximizing class of one row: its pairs (ascending) and each pair's
+        share (summing to 1), or ``None`` for the shares when only an upper bound on the
+        gain is known (t-closeness under a non-equal distance: then the pairs are the best
+        pair of each value of the group, and the class is left to the LP's block)."""
         return self.pick(g)
 
 
@@ -108,16 +111,29 @@ class Pricer:
             best, arg = self._best_pairs(pi)
             beta = (np.maximum.reduceat(best[grp.order], grp.starts, axis=0) if g
                     else np.zeros((0, best.shape[1])))
-            if self.rel.t is None:
-                gain, take = _capped_gain(beta, self.vcap)
+            rel = self.rel
+            if rel.t is None:
+                gain = _capped_gain(beta, self.vcap)
+
+                def share(gi: int) -> FloatArray | None:
+                    return _capped_class(beta[gi], self.vcap)
             else:
                 gain = self._closeness(beta)
-                take = np.isfinite(beta)
+                assert rel.cuts is not None
+                equal = rel.cuts.one_sided
+
+                def share(gi: int) -> FloatArray | None:
+                    q = np.where(np.isfinite(beta[gi]), 1.0, 0.0)
+                    return _equal_class(beta[gi], rel.p, rel.t) if equal else q  # type: ignore[arg-type]
             return MaskPrice(mask, group, grp.keys, gain,
-                             lambda gi: _best_of(grp, gi, take[gi], best, arg))
-        gain, support = self._greedy(group, g, pi)
-        return MaskPrice(mask, group, grp.keys, gain,
-                         lambda gi: np.nonzero((group == gi) & support)[0])
+                             lambda gi: _best_of(grp, gi, share(gi), best, arg,
+                                                 rel.t is None or equal))
+        gain, take = self._greedy(group, g, pi)
+
+        def support(gi: int) -> tuple[IntArray, FloatArray | None]:
+            ps = np.nonzero((group == gi) & (take > 0))[0]
+            return ps, take[ps]
+        return MaskPrice(mask, group, grp.keys, gain, support)
 
     def _grouping(self, mask: int) -> _Groups:
         hit = self._groups.get(mask)
@@ -165,9 +181,9 @@ class Pricer:
         gain = np.bincount(group[o2], weights=pi[o2] * take, minlength=g).astype(np.float64)
         total = np.bincount(group, weights=a1, minlength=g)
         gain[total < 1.0 - 1e-9] = -np.inf
-        support = np.zeros(len(pi), dtype=bool)
-        support[o2[take > 0]] = True
-        return gain, support
+        share = np.zeros(len(pi))
+        share[o2] = take
+        return gain, share
 
     # -- t-closeness ------------------------------------------------------------------------
     def _closeness_of(self, group: IntArray, g: int, pi: FloatArray
@@ -188,31 +204,63 @@ class Pricer:
         return _lagrangian_gain(beta, rel.p, rel.d, rel.t)
 
 
-def _capped_gain(beta: FloatArray, vcap: float) -> tuple[FloatArray, NDArray[np.bool_]]:
-    """Gains under ``cap`` alone (every pair may fill its value's share): values by
-    decreasing ``beta``, each up to ``vcap``, until the class is whole; and ``(g, r)`` which
-    values the maximizing class takes."""
+def _capped_gain(beta: FloatArray, vcap: float) -> FloatArray:
+    """Gains under ``cap`` alone (every pair may fill its value's share): the best
+    ``ceil(1 / vcap)`` values, each ``vcap`` of the class but the last, which takes the
+    rest (``-inf``: fewer values)."""
     g, r = beta.shape
-    order = np.argsort(-beta, axis=1, kind="stable")
-    bs = np.take_along_axis(beta, order, axis=1)
-    finite = np.isfinite(bs)
-    amount = np.clip(1.0 - vcap * np.arange(r), 0.0, vcap)[None, :] * finite
-    gain = (np.where(finite, bs, 0.0) * amount).sum(axis=1)
-    gain[finite.sum(axis=1) * vcap < 1.0 - 1e-9] = -np.inf
-    take = np.zeros((g, r), dtype=bool)
-    np.put_along_axis(take, order, amount > 0, axis=1)
-    return gain, take
+    need = math.ceil(1.0 / vcap - 1e-9)
+    if need > r:
+        return np.full(g, -np.inf)
+    top = -np.partition(-beta, need - 1, axis=1)[:, :need]  # the best `need`, last the least
+    last = top[:, need - 1]
+    rest = 1.0 - vcap * (need - 1)
+    with np.errstate(invalid="ignore"):
+        gain = vcap * top[:, : need - 1].sum(axis=1) + rest * last
+    gain[~np.isfinite(last)] = -np.inf
+    return gain
 
 
-def _best_of(grp: _Groups, gi: int, values: NDArray[np.bool_], best: FloatArray,
-             arg: IntArray) -> IntArray:
-    """The best pair of each value in ``values`` among the row types of group ``gi``."""
+def _capped_class(beta: FloatArray, vcap: float) -> FloatArray:
+    """The shares over values of :func:`_capped_gain`'s maximum for one vector."""
+    order = np.argsort(-beta, kind="stable")
+    amount = np.clip(1.0 - vcap * np.arange(len(beta)), 0.0, vcap)
+    share = np.zeros(len(beta))
+    share[order] = amount
+    return share
+
+
+def _best_of(grp: _Groups, gi: int, share: FloatArray | None, best: FloatArray,
+             arg: IntArray, exact: bool) -> tuple[IntArray, FloatArray | None]:
+    """The best pair of each value with a positive ``share`` among the row types of group
+    ``gi``, ascending, with the shares (``None`` unless ``exact``)."""
     end = grp.starts[gi + 1] if gi + 1 < len(grp.starts) else len(grp.order)
     types = grp.order[grp.starts[gi]:end]
-    cols = np.nonzero(values)[0]
+    assert share is not None
+    cols = np.nonzero(share > 0)[0]
     sub = best[np.ix_(types, cols)]
     pick = arg[types[np.argmax(sub, axis=0)], cols]
-    return np.sort(pick[pick >= 0])
+    o = np.argsort(pick, kind="stable")
+    return pick[o], (share[cols][o] if exact else None)
+
+
+def _equal_class(beta: FloatArray, p: FloatArray, t: float) -> FloatArray:
+    """The distribution ``q`` over values of :func:`_equal_gain`'s maximum for one vector:
+    the mass of the values it lacks and ``t`` of the rest, taken from the lowest ``beta``
+    first, move to the best value (total variation at most ``t``)."""
+    avail = np.isfinite(beta)
+    q = np.where(avail, p, 0.0)
+    top = int(np.argmax(np.where(avail, beta, -np.inf)))
+    budget = t - float(p[~avail].sum())
+    for u in np.argsort(np.where(avail, beta, np.inf), kind="stable"):
+        if not avail[u] or u == top or budget <= 0:
+            continue
+        moved = min(budget, q[u])
+        q[u] -= moved
+        budget -= moved
+    q[top] = 0.0
+    q[top] = 1.0 - q.sum()
+    return q
 
 
 def _equal_gain(beta: FloatArray, p: FloatArray, t: float) -> FloatArray:
