@@ -155,8 +155,10 @@ class ColumnGeneration:
 
 
 def price_all(pricer: Pricer, pi: FloatArray, n: int, *, max_patterns: int,
-              keep: int) -> Priced:
-    """Price every output vector (see the module docstring); keep the ``keep`` most violated."""
+              keep: int, enough: int | None = None) -> Priced:
+    """Price every output vector (see the module docstring); keep the ``keep`` most violated.
+    With ``enough``, stop after the first level of patterns (by stars) at which ``enough``
+    vectors price out: *partial pricing*, whose bound is 0 (not every vector was priced)."""
     m = pricer.rt.m
     full = (1 << m) - 1
     top = pricer.price(full, pi)
@@ -185,6 +187,9 @@ def price_all(pricer: Pricer, pi: FloatArray, n: int, *, max_patterns: int,
             if pos.any():
                 theta = min(theta, float((j / over[pos]).min()))
             _collect(mp, j, violated, keep)
+        if enough is not None and len(violated) >= enough and j + 1 < g_all - 1e-12:
+            violated.sort(key=lambda e: (-e[0], e[1].mask, e[2]))
+            return Priced(0.0, False, violated[:keep], used)
     if g_all - delta > 1e-12:
         theta = min(theta, m / (g_all - delta))
     _collect(top, m, violated, keep)
@@ -205,6 +210,7 @@ def _collect(mp: MaskPrice, stars: int, out: list[tuple[float, MaskPrice, int]],
 
 def column_generation(rt: RowTypes, rel: Relaxation, *, max_rounds: int = 60,
                       keep: int | None = None, max_patterns: int = 5000,
+                      partial: bool = True,
                       progress: Progress = silent) -> ColumnGeneration:
     """Run column generation for one relaxation (see the module docstring)."""
     pairs = Pairs.of(rt)
@@ -221,13 +227,14 @@ def column_generation(rt: RowTypes, rel: Relaxation, *, max_rounds: int = 60,
     master.add(pool.take())
     rays = Rays(rt)
     while True:
-        lp = master.solve()
+        lp = master.solve(primal=False)
         rounds += 1
-        priced = price_all(pricer, lp.pi, n, max_patterns=max_patterns, keep=keep)
+        priced = price_all(pricer, lp.pi, n, max_patterns=max_patterns, keep=keep,
+                           enough=keep if partial else None)
         best = max(best, priced.bound)
         progress(f"lp {rel.name}: round {rounds}, {master.B} blocks, LP {lp.value:.1f}, "
-                 f"bound {best:.1f}, {len(priced.violated)} vectors price out, "
-                 f"{master.iterations} simplex iterations")
+                 f"bound {best:.1f}, {len(priced.violated)} vectors price out "
+                 f"({priced.patterns} patterns priced), {master.iterations} simplex iterations")
         if priced.complete:
             complete = True
             best = max(best, lp.value * (1 - _SAFETY) - _SAFETY)
@@ -245,6 +252,7 @@ def column_generation(rt: RowTypes, rel: Relaxation, *, max_rounds: int = 60,
             break
         master.add(pool.take())
         master.add_rays(*rays.take())
+    lp = master.solve()  # nothing changed since the last solve: its primal solution
     blocks, x = master.blocks(lp)
     lp = LPSolution(lp.value, x, lp.pi, lp.iterations)
     return ColumnGeneration(rel, pairs, blocks, lp, math.ceil(best - 1e-9), lp.value,

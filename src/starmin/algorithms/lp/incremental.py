@@ -190,9 +190,10 @@ class RestrictedLP:
         return (Blocks(uvec[order_b].astype(np.int32), stars[first[order_b]],
                        key // self.pairs.P, key % self.pairs.P), xs)
 
-    def solve(self) -> LPSolution:
-        """Solve from the last basis: value, every block's ``x(b, p)`` and the coverage
-        duals. Raises ``RuntimeError`` when Glop does not reach optimality."""
+    def solve(self, primal: bool = True) -> LPSolution:
+        """Solve from the last basis: value, the coverage duals and (``primal``) every
+        block's ``x(b, p)`` and ray's size (else ``x`` is empty: rounds that only price need
+        the duals). Raises ``RuntimeError`` when Glop does not reach optimality."""
         from ortools.math_opt import callback_pb2, model_parameters_pb2, parameters_pb2
 
         params = parameters_pb2.SolveParametersProto()
@@ -201,17 +202,24 @@ class RestrictedLP:
         params.presolve = parameters_pb2.EMPHASIS_OFF
         params.threads = 1
         mp = model_parameters_pb2.ModelSolveParametersProto()
+        mp.dual_values_filter.filter_by_ids = True
+        mp.dual_values_filter.filtered_ids.extend(range(self.pairs.P))  # the coverage rows
+        mp.reduced_costs_filter.filter_by_ids = True
+        if not primal:
+            mp.variable_values_filter.filter_by_ids = True
         res = self._solver.solve(params, mp, None, callback_pb2.CallbackRegistrationProto(),
                                  None, None)
         if res.termination.reason != _OPTIMAL or not res.solutions:
             raise RuntimeError(f"Glop stopped: {res.termination.detail or res.termination}")
         sol = res.solutions[0]
         self.iterations = int(res.solve_stats.simplex_iterations)
-        x = _dense(sol.primal_solution.variable_values, self._n_vars)
-        duals = _dense(sol.dual_solution.dual_values, self._n_cons)
-        x_ids = np.concatenate(self._parts.x_ids + self._rays.x_ids)
-        return LPSolution(float(sol.primal_solution.objective_value), x[x_ids],
-                          duals[: self.pairs.P], self.iterations)
+        duals = _dense(sol.dual_solution.dual_values, self.pairs.P)
+        x = np.zeros(0)
+        if primal:
+            x_ids = np.concatenate(self._parts.x_ids + self._rays.x_ids)
+            x = _dense(sol.primal_solution.variable_values, self._n_vars)[x_ids]
+        return LPSolution(float(sol.primal_solution.objective_value), x, duals,
+                          self.iterations)
 
 
 def _init_args() -> Any:
