@@ -201,6 +201,13 @@ def run(rt: RowTypes, model: PrivacyModel, *, seed: int = 0, progress: Progress 
             if "lower_bounds" in p.certificate:
                 cert["lower_bounds"], cert["lower_bounds_from"] = p.certificate["lower_bounds"], n
                 break
+    if "lp_bound" not in cert:  # an LP bound another run proved: the report need not redo it
+        for n, p in plans.items():
+            if "lp_bound" in p.certificate:
+                for key in ("lp_bound", "lp_relaxation", "lp_complete"):
+                    cert[key] = p.certificate[key]
+                cert["lp_bound_from"] = n
+                break
     bounds = [p.lower_bound for p in plans.values() if p.lower_bound is not None]
     lower = max(bounds) if bounds else None
     say(f"auto: released {best} ({table[best].guarantee.kind}): {chosen.stars:,} stars, the "

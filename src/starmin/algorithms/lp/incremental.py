@@ -185,7 +185,8 @@ class RestrictedLP:
         rank[np.argsort(first, kind="stable")] = np.arange(len(uvec))
         nb_new = rank[vec_of[bo]]
         key, inv = np.unique(nb_new * self.pairs.P + po, return_inverse=True)
-        xs = np.bincount(np.asarray(inv).reshape(-1), weights=x, minlength=len(key))
+        xs = np.bincount(np.asarray(inv).reshape(-1), weights=x,
+                         minlength=len(key)).astype(np.float64)
         order_b = np.argsort(first, kind="stable")
         return (Blocks(uvec[order_b].astype(np.int32), stars[first[order_b]],
                        key // self.pairs.P, key % self.pairs.P), xs)

@@ -128,11 +128,11 @@ class Pricer:
             return MaskPrice(mask, group, grp.keys, gain,
                              lambda gi: _best_of(grp, gi, share(gi), best, arg,
                                                  rel.t is None or equal))
-        gain, take = self._greedy(group, g, pi)
+        gain, share_of = self._greedy(group, g, pi)
 
         def support(gi: int) -> tuple[IntArray, FloatArray | None]:
-            ps = np.nonzero((group == gi) & (take > 0))[0]
-            return ps, take[ps]
+            ps = np.nonzero((group == gi) & (share_of > 0))[0].astype(np.int64)
+            return ps, share_of[ps]
         return MaskPrice(mask, group, grp.keys, gain, support)
 
     def _grouping(self, mask: int) -> _Groups:
@@ -168,7 +168,8 @@ class Pricer:
 
     # -- k and cap: greedy over a laminar family -----------------------------------------
     def _greedy(self, group: IntArray, g: int, pi: FloatArray
-                ) -> tuple[FloatArray, NDArray[np.bool_]]:
+                ) -> tuple[FloatArray, FloatArray]:
+        """Gains, and each pair's share of its group's maximizing class."""
         o1 = np.lexsort((-pi, self.u, group))
         a = self.acap[o1]
         seg = _starts(group[o1], self.u[o1])
