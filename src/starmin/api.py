@@ -297,11 +297,12 @@ def lower_bounds(rt: RowTypes, model: PrivacyModel, progress: Progress | None = 
     return out
 
 
-LP_BOUND_MAX_WORK = 25.0
+LP_BOUND_MAX_WORK = 20.0
 """Work units (:func:`starmin.algorithms.lp.colgen.work_units`, estimated from the
-instance's size, never a clock) up to which every report carries the LP core's certified
-bound for a relaxation (column generation, :mod:`starmin.algorithms.lp.colgen`); ARX adult
-with 8 QIs and 14 sensitive values is about 20. Beyond, ``--method lp-rounding`` gives it."""
+instance's size, never a clock) the LP core's certified bounds in every report may take
+together (column generation, :mod:`starmin.algorithms.lp.colgen`): the model's relaxations
+run in order while their estimates fit (ARX adult, 8 QIs and 14 sensitive values: about 20
+units for frequency l-diversity or t-closeness). Beyond, ``--method lp-rounding`` gives it."""
 
 
 def _known_lp(plan: ReleasePlan) -> dict[str, int] | None:
@@ -315,23 +316,26 @@ def _known_lp(plan: ReleasePlan) -> dict[str, int] | None:
 
 def lp_lower_bound(rt: RowTypes, model: PrivacyModel, progress: Progress | None = None,
                    known: Mapping[str, int] | None = None) -> int | None:
-    """The best certified LP bound over the model's relaxations, or ``None`` when every one
-    is over the work budget (:data:`LP_BOUND_MAX_WORK`) or the model has no relaxation the
-    LP core prices. ``known``: bounds a method already proved, by relaxation name (its
-    column generation is the same computation: it is not run again)."""
+    """The best certified LP bound over the model's relaxations whose estimated work fits
+    :data:`LP_BOUND_MAX_WORK` (in order), or ``None`` when none fits or the model has no
+    relaxation the LP core prices. ``known``: bounds the release's method already proved,
+    by relaxation name -- the same computation, not run again, but counted at its estimate,
+    so which relaxations are bounded never depends on the method."""
     from starmin.algorithms.lp.colgen import column_generation, work_units
     from starmin.algorithms.lp.relaxation import relaxations
 
     best: int | None = None
+    spent = 0.0
     for rel in relaxations(model, rt):
+        work = work_units(rt, rel)
+        if spent + work > LP_BOUND_MAX_WORK:
+            continue
+        spent += work
         if known is not None and rel.name in known:
-            bound: int | None = int(known[rel.name])
-        elif work_units(rt, rel) <= LP_BOUND_MAX_WORK:
-            bound = column_generation(rt, rel, progress=progress or silent).bound
+            bound = int(known[rel.name])
         else:
-            bound = None
-        if bound is not None:
-            best = bound if best is None else max(best, bound)
+            bound = column_generation(rt, rel, progress=progress or silent).bound
+        best = bound if best is None else max(best, bound)
     return best
 
 
