@@ -217,11 +217,12 @@ l = 2: 12,458 row types x 14 values, 256 patterns, about 20 units)."""
 def work_units(rt: RowTypes, rel: Relaxation, max_patterns: int = 5000) -> float:
     """Estimated work of :func:`column_generation` in work units (about CPU seconds on the
     reference machine), from the instance's size only: row types ``t_in``, values ``r`` of
-    the relaxation's column, pairs ``P`` and patterns ``min(2^m, max_patterns)``; the
-    greedy pricing of ``k`` (sorting pairs per pattern) counts three times."""
+    the relaxation's column, pairs ``P`` and patterns ``min(2^m, max_patterns)``; a
+    relaxation with ``k`` (greedy pricing that sorts every pair per pattern, and a harder LP:
+    on adult, k = 2 took over 20 CPU seconds for its first 4 rounds) counts ten times."""
     entries = rt.t_in * rel.r + int(np.count_nonzero(rt.counts))
     patterns = min(2 ** rt.m, max_patterns)
-    per = 1.0 if rel.column is not None and (rel.t is not None or rel.k <= 1) else 3.0
+    per = 1.0 if rel.column is not None and (rel.t is not None or rel.k <= 1) else 10.0
     return WORK_PER_ENTRY * per * entries * patterns
 
 
