@@ -7,13 +7,17 @@ existing coverage rows -- never a change to what is already there. :class:`Restr
 holds the program in one OR-Tools Glop solver (``ortools.math_opt``'s low-level interface,
 built from arrays, no Python loop per coefficient) and sends each round only the new blocks
 (:func:`.master.build` on the new blocks alone gives their variables, rows and coverage
-coefficients). Each solve starts from the previous optimal basis, extended by the new
-variables at zero and the new rows' slacks basic: still primal feasible (the new variables
-are zero, so every new row holds), so primal simplex continues from where the last round
-stopped instead of starting over.
+coefficients). Glop keeps its basis across the update (the new variables nonbasic at zero,
+the new rows' slacks basic: still primal feasible, since every new row holds at zero), so
+primal simplex continues from where the last round stopped instead of starting over.
+Classes of fixed composition (:meth:`RestrictedLP.add_rays`) are single columns with
+coefficients in the coverage rows only.
 
 Glop runs single-threaded with presolve off; its only limit is an iteration count (a work
-limit), so the same input gives the same LP solution, duals and bytes on every machine.
+limit), so the same input gives the same LP solution, duals and bytes on every machine. When
+a warm-started solve fails numerically (Glop's ``ABNORMAL``, seen once on a 300-row table),
+a new Glop receives the whole program (the start and every update, replayed) and solves it
+from scratch: still deterministic.
 The duals need not be exact for the certificate: :mod:`.colgen` makes any duals a proven
 bound (Farley's scaling), whatever solver produced them.
 
@@ -68,6 +72,8 @@ class RestrictedLP:
         self._shares: list[FloatArray] = []
         self._R = 0
         self.iterations = 0
+        self._model = model
+        self._updates: list[Any] = []
         self._solver = core.new(3, model, _init_args())  # SOLVER_TYPE_GLOP
 
     @property
@@ -114,8 +120,7 @@ class RestrictedLP:
         mat.row_ids.extend(rows[order].tolist())
         mat.column_ids.extend(cols[order].tolist())
         mat.coefficients.extend(vals[order].tolist())
-        if not self._solver.update(up):
-            raise RuntimeError("Glop refused an incremental update of the restricted LP")
+        self._update(up)
         self._n_vars += nv
         self._n_cons += n_eq_new + n_ub
         parts = self._parts
@@ -151,8 +156,7 @@ class RestrictedLP:
         mat.row_ids.extend(rows[order].tolist())
         mat.column_ids.extend(cols[order].tolist())
         mat.coefficients.extend(share[order].tolist())
-        if not self._solver.update(up):
-            raise RuntimeError("Glop refused an incremental update of the restricted LP")
+        self._update(up)
         self._n_vars += nv
         r = self._rays
         r.vectors.append(rays.vectors)
@@ -162,6 +166,21 @@ class RestrictedLP:
         r.x_ids.append(np.arange(var0, var0 + nv, dtype=np.int64))
         self._shares.append(share)
         self._R += nv
+
+    def _update(self, up: Any) -> None:
+        self._updates.append(up)
+        if not self._solver.update(up):
+            raise RuntimeError("Glop refused an incremental update of the restricted LP")
+
+    def _fresh(self) -> Any:
+        """A new Glop solver holding the whole program (the start and every update)."""
+        from ortools.math_opt.core.python import solver as core
+
+        solver = core.new(3, self._model, _init_args())
+        for up in self._updates:
+            if not solver.update(up):
+                raise RuntimeError("Glop refused an update of the restricted LP")
+        return solver
 
     def blocks(self, sol: LPSolution) -> tuple[Blocks, FloatArray]:
         """Every block and ray so far as blocks, one per output vector (the union of their
@@ -208,8 +227,16 @@ class RestrictedLP:
         mp.reduced_costs_filter.filter_by_ids = True
         if not primal:
             mp.variable_values_filter.filter_by_ids = True
-        res = self._solver.solve(params, mp, None, callback_pb2.CallbackRegistrationProto(),
-                                 None, None)
+        try:
+            res = self._solver.solve(params, mp, None,
+                                     callback_pb2.CallbackRegistrationProto(), None, None)
+            failed = res.termination.reason != _OPTIMAL or not res.solutions
+        except Exception:  # Glop's numerical failure (ABNORMAL) surfaces as a status error
+            failed = True
+        if failed:  # once more from scratch: a new Glop on the whole program, no basis
+            self._solver = self._fresh()
+            res = self._solver.solve(params, mp, None,
+                                     callback_pb2.CallbackRegistrationProto(), None, None)
         if res.termination.reason != _OPTIMAL or not res.solutions:
             raise RuntimeError(f"Glop stopped: {res.termination.detail or res.termination}")
         sol = res.solutions[0]
