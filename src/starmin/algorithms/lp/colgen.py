@@ -2,10 +2,15 @@
 
 Start from the blocks no one can do without (every row type alone where that satisfies the
 relaxation, and the all-star vector with every pair, which keeps the LP feasible: the whole
-table is one class that satisfies the model). Each round solves the restricted LP
-(:mod:`.master`), prices every output vector against its duals (:mod:`.pricing`) and adds the
-most violated ones (with the pairs of their best class). It stops when no vector prices out
-(the LP optimum over *all* output vectors is reached) or after ``max_rounds``.
+table is one class that satisfies the model). Each round solves the restricted LP (kept alive
+in Glop, :mod:`.incremental`), prices output vectors against its duals (:mod:`.pricing`) and
+adds the most violated ones: each as the class that attains its gain, one column (a *ray*),
+or, where only an upper bound on the gain is known (t-closeness under a non-equal distance),
+as a block with the best pair of each of its values. Pricing is *partial* while it finds
+enough: patterns by increasing stars, stopping after the first level at which ``keep``
+vectors price out; a pass over every pattern gives the certified bound. It stops when a full
+pass finds no vector that prices out (the LP optimum over *all* output vectors is reached) or
+after ``max_rounds``.
 
 **Certificate.** Whatever the round, the duals give a proven bound (weak LP duality). With
 ``G(v*)`` the gains, ``delta = max(0, max G over the star-free vectors)`` and
