@@ -27,7 +27,8 @@ from starmin.transform.plan import STAR, Guarantee, ReleasePlan
 from tests.helpers.tables import random_table
 
 # frequency 3-diversity on 300 random rows: too big for brute force, l = 3 beyond the
-# 2-diversity methods; tp, tp+, hilbert and merge-repair all run, and merge-repair wins
+# 2-diversity methods; tp, tp+, hilbert, merge-repair and lp-rounding all run, and lp-rounding
+# wins (300 stars against merge-repair's 486; its certified LP bound is 296)
 RT = random_table(11, 300, m=4, values=4, s=4)
 L3 = LDiversity(3)
 
@@ -39,12 +40,15 @@ def _statuses(plan: ReleasePlan) -> dict[str, str]:
 def test_auto_releases_the_fewest_stars_of_the_methods_it_ran() -> None:
     plan, trials = portfolio.run(RT, L3)
     ran = {t.method: t.stars for t in trials if t.status in ("released", "tried")}
-    assert set(ran) == {"tp+", "tp", "hilbert", "merge-repair"}
+    assert set(ran) == {"tp+", "tp", "hilbert", "merge-repair", "lp-rounding"}
     assert plan.stars == min(v for v in ran.values() if v is not None)
     # the method auto used to pick first (tp+) is worse here: the release is not tp+'s
     tp_plus = registry.get("tp+").solve(RT, L3)
     assert ran["tp+"] == tp_plus.stars > plan.stars
-    assert plan.method == "merge-repair" and plan.guarantee.kind == "heuristic"
+    assert plan.method == "lp-rounding" and plan.guarantee.kind == "heuristic"
+    assert ran["merge-repair"] > plan.stars
+    # the LP bound lp-rounding proved is the plan's bound, and the report can reuse it
+    assert plan.lower_bound == plan.certificate["lp_bound"] <= plan.stars
     # the release keeps its own guarantee; tp+'s proven ratio bounds it too (fewer stars)
     ratio = plan.certificate["portfolio_ratio"]
     assert ratio["via"] == "tp+" and ratio["ratio"] == tp_plus.guarantee.ratio
@@ -55,8 +59,8 @@ def test_auto_through_solve_and_anonymize_reports_every_member() -> None:
     plan = starmin.solve(RT, L3)
     status = _statuses(plan)
     assert set(status) == set(portfolio.members())
-    assert status["merge-repair"] == "released"
-    assert status["tp+"] == status["tp"] == status["hilbert"] == "tried"
+    assert status["lp-rounding"] == "released"
+    assert status["tp+"] == status["tp"] == status["hilbert"] == status["merge-repair"] == "tried"
     for name in ("brute-force", "two-diversity-flow", "two-diversity-milp", "pattern-packing",
                  "m-approx"):
         assert status[name] == "skipped"

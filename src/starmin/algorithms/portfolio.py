@@ -28,7 +28,9 @@ The runs, for the members that ``support`` the instance:
 The plan keeps its own method name and guarantee. Its certificate gains ``portfolio`` (each
 member: its guarantee kind, status ``released`` / ``tried`` / ``failed`` / ``skipped``, its
 stars when it ran, the estimated work, and the reason when it was skipped or failed),
-``portfolio_budget`` (units, spent), and, when a ``ratio`` member ran, ``portfolio_ratio``:
+``portfolio_budget`` (units, spent), the LP bound a member proved (``lp_bound``,
+``lp_relaxation``, ``lp_bound_from``: the report reuses it), and, when a ``ratio`` member
+ran, ``portfolio_ratio``:
 the release has at most that member's stars, so that member's proven ratio bounds it too.
 The plan's ``lower_bound`` is the largest lower bound any run proved (each is a bound on the
 instance's optimum, whatever method proved it).
@@ -200,6 +202,14 @@ def run(rt: RowTypes, model: PrivacyModel, *, seed: int = 0, progress: Progress 
         for n, p in plans.items():
             if "lower_bounds" in p.certificate:
                 cert["lower_bounds"], cert["lower_bounds_from"] = p.certificate["lower_bounds"], n
+                break
+    if "lp_bound" not in cert:  # an LP bound another run proved: the report need not redo it
+        for n, p in plans.items():
+            if "lp_bound" in p.certificate and "lp_relaxation" in p.certificate:
+                for key in ("lp_bound", "lp_relaxation", "lp_complete"):
+                    if key in p.certificate:
+                        cert[key] = p.certificate[key]
+                cert["lp_bound_from"] = n
                 break
     bounds = [p.lower_bound for p in plans.values() if p.lower_bound is not None]
     lower = max(bounds) if bounds else None

@@ -2,10 +2,15 @@
 
 Start from the blocks no one can do without (every row type alone where that satisfies the
 relaxation, and the all-star vector with every pair, which keeps the LP feasible: the whole
-table is one class that satisfies the model). Each round solves the restricted LP
-(:mod:`.master`), prices every output vector against its duals (:mod:`.pricing`) and adds the
-most violated ones (with the pairs of their best class). It stops when no vector prices out
-(the LP optimum over *all* output vectors is reached) or after ``max_rounds``.
+table is one class that satisfies the model). Each round solves the restricted LP (kept alive
+in Glop, :mod:`.incremental`), prices output vectors against its duals (:mod:`.pricing`) and
+adds the most violated ones: each as the class that attains its gain, one column (a *ray*),
+or, where only an upper bound on the gain is known (t-closeness under a non-equal distance),
+as a block with the best pair of each of its values. Pricing is *partial* while it finds
+enough: patterns by increasing stars, stopping after the first level at which ``keep``
+vectors price out; a pass over every pattern gives the certified bound. It stops when a full
+pass finds no vector that prices out (the LP optimum over *all* output vectors is reached) or
+after ``max_rounds``.
 
 **Certificate.** Whatever the round, the duals give a proven bound (weak LP duality). With
 ``G(v*)`` the gains, ``delta = max(0, max G over the star-free vectors)`` and
@@ -34,7 +39,8 @@ import numpy as np
 
 from starmin.algorithms.base import Progress, silent
 from starmin.algorithms.heuristic.pattern_keys import masks_of_level
-from starmin.algorithms.lp.master import Blocks, LPSolution, build, solve_lp
+from starmin.algorithms.lp.incremental import RestrictedLP
+from starmin.algorithms.lp.master import Blocks, LPSolution
 from starmin.algorithms.lp.pairs import IntArray, Pairs
 from starmin.algorithms.lp.pricing import MaskPrice, Pricer
 from starmin.algorithms.lp.relaxation import FloatArray, Relaxation
@@ -47,35 +53,85 @@ _SAFETY = 1e-6
 
 @dataclass
 class Pool:
-    """The blocks of the restricted LP: ``(mask, key) -> pairs``, in insertion order."""
+    """The blocks of the restricted LP by vector ``(mask, key)``: the pairs of its latest
+    block. A vector priced again with pairs its block lacks gets a new block holding the
+    union (:mod:`.incremental`); :meth:`take` hands out the blocks made since its last call."""
 
     rt: RowTypes
-    entries: dict[tuple[int, int], set[int]] = field(default_factory=dict)
+    entries: dict[tuple[int, int], frozenset[int]] = field(default_factory=dict)
     rep: dict[tuple[int, int], int] = field(default_factory=dict)
+    pending: list[tuple[int, int]] = field(default_factory=list)
 
     def add(self, mask: int, key: int, pairs: IntArray, type_of: IntArray) -> int:
-        """Add pairs to a block (made if new); returns how many pairs were new."""
-        slot = self.entries.setdefault((mask, key), set())
+        """Offer a block's pairs; returns how many pairs were new to the vector (then a
+        block with the union is pending)."""
+        old = self.entries.get((mask, key), frozenset())
+        union = old | {int(p) for p in pairs}
+        if len(union) == len(old):
+            return 0
         if (mask, key) not in self.rep:
             self.rep[(mask, key)] = int(type_of[pairs[0]])
-        before = len(slot)
-        slot.update(int(p) for p in pairs)
-        return len(slot) - before
+        self.entries[(mask, key)] = union
+        self.pending.append((mask, key))
+        return len(union) - len(old)
 
-    def blocks(self) -> Blocks:
+    def take(self) -> Blocks:
+        """The pending blocks (each vector's latest pairs), in the order they were offered."""
         m = self.rt.m
         vecs, stars, bo, po = [], [], [], []
-        for b, ((mask, _key), ps) in enumerate(self.entries.items()):
-            v = self.rt.codes[self.rep[(mask, _key)]].astype(np.int32).copy()
-            starred = [(mask >> c) & 1 for c in range(m)]
-            v[np.asarray(starred, dtype=bool)] = STAR
+        todo = list(dict.fromkeys(self.pending))
+        self.pending.clear()
+        for b, (mask, key) in enumerate(todo):
+            v = self.rt.codes[self.rep[(mask, key)]].astype(np.int32).copy()
+            starred = np.array([(mask >> c) & 1 for c in range(m)], dtype=bool)
+            v[starred] = STAR
             vecs.append(v)
-            stars.append(sum(starred))
-            arr = np.array(sorted(ps), dtype=np.int64)
+            stars.append(int(starred.sum()))
+            arr = np.array(sorted(self.entries[(mask, key)]), dtype=np.int64)
             po.append(arr)
             bo.append(np.full(len(arr), b, dtype=np.int64))
+        empty = np.zeros(0, dtype=np.int64)
         return Blocks(np.array(vecs, dtype=np.int32).reshape(-1, m),
-                      np.array(stars, dtype=np.int64), np.concatenate(bo), np.concatenate(po))
+                      np.array(stars, dtype=np.int64),
+                      np.concatenate(bo) if bo else empty, np.concatenate(po) if po else empty)
+
+
+@dataclass
+class Rays:
+    """Classes of fixed composition for the restricted LP (:meth:`.RestrictedLP.add_rays`):
+    each new ``(vector, pairs, shares)`` once; :meth:`take` hands out those made since its
+    last call."""
+
+    rt: RowTypes
+    seen: set[tuple[int, int, bytes, bytes]] = field(default_factory=set)
+    pending: list[tuple[int, int, IntArray, FloatArray]] = field(default_factory=list)
+
+    def add(self, mask: int, key: int, pairs: IntArray, share: FloatArray,
+            type_of: IntArray) -> int:
+        """Offer a class; returns 1 if it is new."""
+        ident = (mask, key, pairs.tobytes(), np.round(share, 12).tobytes())
+        if ident in self.seen:
+            return 0
+        self.seen.add(ident)
+        self.pending.append((mask, int(type_of[pairs[0]]), pairs, share))
+        return 1
+
+    def take(self) -> tuple[Blocks, FloatArray]:
+        m = self.rt.m
+        todo, self.pending = self.pending, []
+        vecs = np.empty((len(todo), m), dtype=np.int32)
+        stars = np.empty(len(todo), dtype=np.int64)
+        for b, (mask, rep, _pairs, _share) in enumerate(todo):
+            starred = np.array([(mask >> c) & 1 for c in range(m)], dtype=bool)
+            vecs[b] = self.rt.codes[rep]
+            vecs[b, starred] = STAR
+            stars[b] = int(starred.sum())
+        lens = np.array([len(t[2]) for t in todo], dtype=np.int64)
+        empty = np.zeros(0, dtype=np.int64)
+        bo = np.repeat(np.arange(len(todo), dtype=np.int64), lens)
+        po = np.concatenate([t[2] for t in todo]) if todo else empty
+        share = np.concatenate([t[3] for t in todo]) if todo else np.zeros(0)
+        return Blocks(vecs, stars, bo, po.astype(np.int64)), share
 
 
 @dataclass(frozen=True, eq=False)
@@ -104,8 +160,10 @@ class ColumnGeneration:
 
 
 def price_all(pricer: Pricer, pi: FloatArray, n: int, *, max_patterns: int,
-              keep: int) -> Priced:
-    """Price every output vector (see the module docstring); keep the ``keep`` most violated."""
+              keep: int, enough: int | None = None) -> Priced:
+    """Price every output vector (see the module docstring); keep the ``keep`` most violated.
+    With ``enough``, stop after the first level of patterns (by stars) at which ``enough``
+    vectors price out: *partial pricing*, whose bound is 0 (not every vector was priced)."""
     m = pricer.rt.m
     full = (1 << m) - 1
     top = pricer.price(full, pi)
@@ -134,6 +192,9 @@ def price_all(pricer: Pricer, pi: FloatArray, n: int, *, max_patterns: int,
             if pos.any():
                 theta = min(theta, float((j / over[pos]).min()))
             _collect(mp, j, violated, keep)
+        if enough is not None and len(violated) >= enough and j + 1 < g_all - 1e-12:
+            violated.sort(key=lambda e: (-e[0], e[1].mask, e[2]))
+            return Priced(0.0, False, violated[:keep], used)
     if g_all - delta > 1e-12:
         theta = min(theta, m / (g_all - delta))
     _collect(top, m, violated, keep)
@@ -152,8 +213,35 @@ def _collect(mp: MaskPrice, stars: int, out: list[tuple[float, MaskPrice, int]],
     out.extend((float(over[g]), mp, int(g)) for g in idx)
 
 
+WORK_PER_ENTRY = 4e-7
+"""Work units per (row type, value) entry of one pattern priced, over a whole run (about 25
+LP rounds with their pricing and the restricted LP; calibrated on ARX adult, frequency
+l = 2: 12,458 row types x 14 values, 256 patterns, about 20 units and 21 CPU seconds)."""
+
+
+def work_units(rt: RowTypes, rel: Relaxation, max_patterns: int = 5000) -> float:
+    """Estimated work of :func:`column_generation` in work units (about CPU seconds on the
+    reference machine), from the instance's size only: row types ``t_in``, values ``r`` of
+    the relaxation's column, pairs ``P`` and patterns ``min(2^m, max_patterns)``, times
+    ``(spread / 2)^2`` for the values a class spans (``ceil(1 / cap)``; ``r`` under
+    t-closeness): on adult the restricted LP's simplex iterations grow fast with it (l = 3:
+    rounds of 15-25 CPU seconds from round 6 on, against under 1 s for l = 2). A relaxation
+    with ``k`` (greedy pricing that sorts every pair per pattern, and a harder LP: k = 2 took
+    over 20 CPU seconds for its first 4 rounds) counts ten times more."""
+    entries = rt.t_in * rel.r + int(np.count_nonzero(rt.counts))
+    patterns = min(2 ** rt.m, max_patterns)
+    by_value = rel.column is not None and (rel.t is not None or rel.k <= 1)
+    if rel.cap is not None:
+        spread = math.ceil(1.0 / rel.cap - 1e-9)
+    else:
+        spread = rel.r if rel.t is not None else 2
+    per = (max(spread, 2) / 2.0) ** 2 * (1.0 if by_value else 10.0)
+    return WORK_PER_ENTRY * per * entries * patterns
+
+
 def column_generation(rt: RowTypes, rel: Relaxation, *, max_rounds: int = 60,
                       keep: int | None = None, max_patterns: int = 5000,
+                      partial: bool = True,
                       progress: Progress = silent) -> ColumnGeneration:
     """Run column generation for one relaxation (see the module docstring)."""
     pairs = Pairs.of(rt)
@@ -164,16 +252,20 @@ def column_generation(rt: RowTypes, rel: Relaxation, *, max_rounds: int = 60,
     for g0 in np.nonzero(np.isfinite(zero.gain))[0]:
         pool.add(0, int(zero.keys[g0]), np.nonzero(zero.group == g0)[0], pairs.type_of)
     pool.add((1 << rt.m) - 1, 0, np.arange(pairs.P), pairs.type_of)
+    master = RestrictedLP(pairs, rel)
     best, rounds, complete = 0.0, 0, False
     n = rt.n
+    master.add(pool.take())
+    rays = Rays(rt)
     while True:
-        blocks = pool.blocks()
-        lp = solve_lp(build(pairs, rel, blocks))
+        lp = master.solve(primal=False)
         rounds += 1
-        priced = price_all(pricer, lp.pi, n, max_patterns=max_patterns, keep=keep)
+        priced = price_all(pricer, lp.pi, n, max_patterns=max_patterns, keep=keep,
+                           enough=keep if partial else None)
         best = max(best, priced.bound)
-        progress(f"lp {rel.name}: round {rounds}, {blocks.B} vectors, LP {lp.value:.1f}, "
-                 f"bound {best:.1f}, {len(priced.violated)} vectors price out")
+        progress(f"lp {rel.name}: round {rounds}, {master.B} blocks, LP {lp.value:.1f}, "
+                 f"bound {best:.1f}, {len(priced.violated)} vectors price out "
+                 f"({priced.patterns} patterns priced), {master.iterations} simplex iterations")
         if priced.complete:
             complete = True
             best = max(best, lp.value * (1 - _SAFETY) - _SAFETY)
@@ -182,10 +274,17 @@ def column_generation(rt: RowTypes, rel: Relaxation, *, max_rounds: int = 60,
             break
         added = 0
         for _over, mp, g in priced.violated:
-            members = np.nonzero(mp.group == g)[0]
-            chosen = members[mp.support[members]]
-            added += int(pool.add(mp.mask, int(mp.keys[g]), chosen, pairs.type_of))
+            chosen, share = mp.ray(g)
+            if share is None:
+                added += int(pool.add(mp.mask, int(mp.keys[g]), chosen, pairs.type_of))
+            else:
+                added += int(rays.add(mp.mask, int(mp.keys[g]), chosen, share, pairs.type_of))
         if added == 0:
             break
+        master.add(pool.take())
+        master.add_rays(*rays.take())
+    lp = master.solve()  # nothing changed since the last solve: its primal solution
+    blocks, x = master.blocks(lp)
+    lp = LPSolution(lp.value, x, lp.pi, lp.iterations)
     return ColumnGeneration(rel, pairs, blocks, lp, math.ceil(best - 1e-9), lp.value,
                             rounds, complete)

@@ -69,9 +69,10 @@ class _NodePricer(Pricer):
               ) -> tuple[FloatArray, NDArray[np.bool_], IntArray]:
         group = group_of_type[self.pairs.type_of]
         if self.rel.t is None:
-            gain, support = self._greedy(group, g, pi)
+            gain, share = self._greedy(group, g, pi)
+            support = share > 0
         else:
-            gain, support = self._closeness(group, g, pi)
+            gain, support = self._closeness_of(group, g, pi)
         return gain, support, group
 
 

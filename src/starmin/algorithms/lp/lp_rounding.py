@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from starmin.algorithms.base import Algorithm, Progress, admit, silent
-from starmin.algorithms.lp.colgen import ColumnGeneration, column_generation
+from starmin.algorithms.base import Algorithm, AutoRun, Progress, admit, silent
+from starmin.algorithms.lp.colgen import ColumnGeneration, column_generation, work_units
 from starmin.algorithms.lp.relaxation import Relaxation, relaxations
 from starmin.algorithms.lp.rounding import Group, groups_of, merge_failing, round_lp
 from starmin.data.rowtypes import RowTypes
@@ -120,6 +120,16 @@ def rounded(rt: RowTypes, model: PrivacyModel, rel: Relaxation, *, max_rounds: i
     return cg, merge_failing(rt, model, groups_of(cg.pairs, cg.blocks, x))
 
 
+def auto_run(model: PrivacyModel, rt: RowTypes, units_left: float) -> AutoRun:
+    """How ``--method auto`` runs lp-rounding: with its defaults; the work is column
+    generation's estimate (:func:`.colgen.work_units`) and a tenth of it for the rounding
+    MILP and repair."""
+    rels = relaxations(model, rt)
+    if not rels:
+        return AutoRun(0.01)
+    return AutoRun(1.1 * work_units(rt, primary(rels)))
+
+
 def _one_class_per_type(rt: RowTypes) -> ReleasePlan:
     t, s = np.nonzero(rt.counts)
     groups = [(np.array([ti]), np.array([si]), np.array([rt.counts[ti, si]]))
@@ -134,4 +144,5 @@ ALGORITHM = Algorithm(
     guarantee=GUARANTEE,
     solve=solve,
     supports=supports,
+    auto=auto_run,
 )

@@ -28,6 +28,8 @@ for ``g`` groups and ``r`` values under a non-equal distance).
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -48,14 +50,37 @@ class MaskPrice:
 
     ``group``: ``(P,)`` the vector (group) of each pair; ``keys``: ``(g,)`` the projection
     key of each group; ``gain``: ``(g,)`` (``-inf``: no class of that vector satisfies the
-    relaxation); ``support``: ``(P,)`` bool, the pairs of the maximizing class (and, for
-    t-closeness, the best pair of each value of the group)."""
+    relaxation). :meth:`ray` gives a group's maximizing class."""
 
     mask: int
     group: IntArray
     keys: IntArray
     gain: FloatArray
-    support: NDArray[np.bool_]
+    pick: Callable[[int], tuple[IntArray, FloatArray | None]]
+
+    def ray(self, g: int) -> tuple[IntArray, FloatArray | None]:
+        """Group ``g``'s maximizing class of one row: its pairs (ascending) and each pair's
+        share (summing to 1), or ``None`` for the shares when only an upper bound on the
+        gain is known (t-closeness under a non-equal distance: then the pairs are the best
+        pair of each value of the group, and the class is left to the LP's block)."""
+        return self.pick(g)
+
+
+@dataclass(frozen=True, eq=False)
+class _Groups:
+    """One pattern's vectors: ``inv`` ``(t_in,)`` the group of each row type, ``keys``
+    ``(g,)``, ``order`` the row types sorted by group and ``starts`` ``(g,)`` where each
+    group begins in ``order``."""
+
+    inv: IntArray
+    keys: IntArray
+    order: IntArray
+    starts: IntArray
+
+
+_CACHE_ENTRIES = 20_000_000
+"""Row-type entries of pattern groupings :class:`Pricer` keeps between rounds (memory, not
+results: a grouping not kept is computed again)."""
 
 
 class Pricer:
@@ -70,20 +95,81 @@ class Pricer:
         self.acap = (np.minimum(pairs.count / k, 1.0) if k > 1
                      else np.ones(pairs.P, dtype=np.float64))
         self.vcap = min(rel.cap, 1.0) if rel.cap is not None else 1.0
+        # one pair per value decides a class when no pair's capacity binds before its
+        # value's (no k): gains then come from the best pair of each (row type, value)
+        self.by_value = rel.column is not None and (rel.t is not None or k <= 1)
+        self._groups: dict[int, _Groups] = {}
+        self._kept = 0
+        self._pi: FloatArray | None = None
+        self._best: tuple[FloatArray, IntArray] | None = None
 
     def price(self, mask: int, pi: FloatArray) -> MaskPrice:
+        grp = self._grouping(mask)
+        group = grp.inv[self.pairs.type_of]
+        g = len(grp.keys)
+        if self.by_value:
+            best, arg = self._best_pairs(pi)
+            beta = (np.maximum.reduceat(best[grp.order], grp.starts, axis=0) if g
+                    else np.zeros((0, best.shape[1])))
+            rel = self.rel
+            if rel.t is None:
+                gain = _capped_gain(beta, self.vcap)
+
+                def share(gi: int) -> FloatArray | None:
+                    return _capped_class(beta[gi], self.vcap)
+            else:
+                gain = self._closeness(beta)
+                assert rel.cuts is not None
+                equal = rel.cuts.one_sided
+
+                def share(gi: int) -> FloatArray | None:
+                    q = np.where(np.isfinite(beta[gi]), 1.0, 0.0)
+                    return _equal_class(beta[gi], rel.p, rel.t) if equal else q  # type: ignore[arg-type]
+            return MaskPrice(mask, group, grp.keys, gain,
+                             lambda gi: _best_of(grp, gi, share(gi), best, arg,
+                                                 rel.t is None or equal))
+        gain, share_of = self._greedy(group, g, pi)
+
+        def support(gi: int) -> tuple[IntArray, FloatArray | None]:
+            ps = np.nonzero((group == gi) & (share_of > 0))[0].astype(np.int64)
+            return ps, share_of[ps]
+        return MaskPrice(mask, group, grp.keys, gain, support)
+
+    def _grouping(self, mask: int) -> _Groups:
+        hit = self._groups.get(mask)
+        if hit is not None:
+            return hit
         keys = self.patterns.keys(mask)
         uniq, inv = np.unique(keys, return_inverse=True)
-        group = np.asarray(inv, dtype=np.int64).reshape(-1)[self.pairs.type_of]
-        if self.rel.t is None:
-            gain, support = self._greedy(group, len(uniq), pi)
-        else:
-            gain, support = self._closeness(group, len(uniq), pi)
-        return MaskPrice(mask, group, uniq.astype(np.int64), gain, support)
+        inv = np.asarray(inv, dtype=np.int64).reshape(-1)
+        order = np.argsort(inv, kind="stable")
+        starts = np.searchsorted(inv[order], np.arange(len(uniq)))
+        grp = _Groups(inv, uniq.astype(np.int64), order, starts)
+        if self._kept + len(inv) <= _CACHE_ENTRIES:
+            self._groups[mask] = grp
+            self._kept += len(inv)
+        return grp
+
+    def _best_pairs(self, pi: FloatArray) -> tuple[FloatArray, IntArray]:
+        """``(t_in, r)``: the best ``pi`` of each (row type, value) (``-inf``: none) and
+        its pair (the first of the best, by pair index)."""
+        if self._best is not None and self._pi is not None and np.array_equal(self._pi, pi):
+            return self._best
+        r = self.rel.r
+        o = np.lexsort((-pi, self.u, self.pairs.type_of))
+        head = _starts(self.pairs.type_of[o], self.u[o])
+        firsts = o[head]
+        best = np.full((self.rt.t_in, r), -np.inf)
+        arg = np.full((self.rt.t_in, r), -1, dtype=np.int64)
+        best[self.pairs.type_of[firsts], self.u[firsts]] = pi[firsts]
+        arg[self.pairs.type_of[firsts], self.u[firsts]] = firsts
+        self._pi, self._best = pi.copy(), (best, arg)
+        return best, arg
 
     # -- k and cap: greedy over a laminar family -----------------------------------------
     def _greedy(self, group: IntArray, g: int, pi: FloatArray
-                ) -> tuple[FloatArray, NDArray[np.bool_]]:
+                ) -> tuple[FloatArray, FloatArray]:
+        """Gains, and each pair's share of its group's maximizing class."""
         o1 = np.lexsort((-pi, self.u, group))
         a = self.acap[o1]
         seg = _starts(group[o1], self.u[o1])
@@ -96,24 +182,86 @@ class Pricer:
         gain = np.bincount(group[o2], weights=pi[o2] * take, minlength=g).astype(np.float64)
         total = np.bincount(group, weights=a1, minlength=g)
         gain[total < 1.0 - 1e-9] = -np.inf
-        support = np.zeros(len(pi), dtype=bool)
-        support[o2[take > 0]] = True
-        return gain, support
+        share = np.zeros(len(pi))
+        share[o2] = take
+        return gain, share
 
     # -- t-closeness ------------------------------------------------------------------------
-    def _closeness(self, group: IntArray, g: int, pi: FloatArray
-                   ) -> tuple[FloatArray, NDArray[np.bool_]]:
-        rel = self.rel
-        assert rel.t is not None and rel.cuts is not None and rel.d is not None
-        r = len(rel.p)
-        beta = np.full((g, r), -np.inf)
+    def _closeness_of(self, group: IntArray, g: int, pi: FloatArray
+                      ) -> tuple[FloatArray, NDArray[np.bool_]]:
+        """Gains of arbitrary groups of pairs, and the best pair of each value of each."""
+        beta = np.full((g, self.rel.r), -np.inf)
         np.maximum.at(beta, (group, self.u), pi)
         o1 = np.lexsort((-pi, self.u, group))
         support = np.zeros(len(pi), dtype=bool)
-        support[o1[_starts(group[o1], self.u[o1])]] = True  # the best pair of each value
+        support[o1[_starts(group[o1], self.u[o1])]] = True
+        return self._closeness(beta), support
+
+    def _closeness(self, beta: FloatArray) -> FloatArray:
+        rel = self.rel
+        assert rel.t is not None and rel.cuts is not None and rel.d is not None
         if rel.cuts.one_sided:
-            return _equal_gain(beta, rel.p, rel.t), support
-        return _lagrangian_gain(beta, rel.p, rel.d, rel.t), support
+            return _equal_gain(beta, rel.p, rel.t)
+        return _lagrangian_gain(beta, rel.p, rel.d, rel.t)
+
+
+def _capped_gain(beta: FloatArray, vcap: float) -> FloatArray:
+    """Gains under ``cap`` alone (every pair may fill its value's share): the best
+    ``ceil(1 / vcap)`` values, each ``vcap`` of the class but the last, which takes the
+    rest (``-inf``: fewer values)."""
+    g, r = beta.shape
+    need = math.ceil(1.0 / vcap - 1e-9)
+    if need > r:
+        return np.full(g, -np.inf)
+    top = -np.partition(-beta, need - 1, axis=1)[:, :need]  # the best `need`, last the least
+    last = top[:, need - 1]
+    rest = 1.0 - vcap * (need - 1)
+    with np.errstate(invalid="ignore"):
+        gain = vcap * top[:, : need - 1].sum(axis=1) + rest * last
+    gain[~np.isfinite(last)] = -np.inf
+    return gain
+
+
+def _capped_class(beta: FloatArray, vcap: float) -> FloatArray:
+    """The shares over values of :func:`_capped_gain`'s maximum for one vector."""
+    order = np.argsort(-beta, kind="stable")
+    amount = np.clip(1.0 - vcap * np.arange(len(beta)), 0.0, vcap)
+    share = np.zeros(len(beta))
+    share[order] = amount
+    return share
+
+
+def _best_of(grp: _Groups, gi: int, share: FloatArray | None, best: FloatArray,
+             arg: IntArray, exact: bool) -> tuple[IntArray, FloatArray | None]:
+    """The best pair of each value with a positive ``share`` among the row types of group
+    ``gi``, ascending, with the shares (``None`` unless ``exact``)."""
+    end = grp.starts[gi + 1] if gi + 1 < len(grp.starts) else len(grp.order)
+    types = grp.order[grp.starts[gi]:end]
+    assert share is not None
+    cols = np.nonzero(share > 0)[0]
+    sub = best[np.ix_(types, cols)]
+    pick = arg[types[np.argmax(sub, axis=0)], cols]
+    o = np.argsort(pick, kind="stable")
+    return pick[o], (share[cols][o] if exact else None)
+
+
+def _equal_class(beta: FloatArray, p: FloatArray, t: float) -> FloatArray:
+    """The distribution ``q`` over values of :func:`_equal_gain`'s maximum for one vector:
+    the mass of the values it lacks and ``t`` of the rest, taken from the lowest ``beta``
+    first, move to the best value (total variation at most ``t``)."""
+    avail = np.isfinite(beta)
+    q = np.where(avail, p, 0.0)
+    top = int(np.argmax(np.where(avail, beta, -np.inf)))
+    budget = t - float(p[~avail].sum())
+    for u in np.argsort(np.where(avail, beta, np.inf), kind="stable"):
+        if not avail[u] or u == top or budget <= 0:
+            continue
+        moved = min(budget, q[u])
+        q[u] -= moved
+        budget -= moved
+    q[top] = 0.0
+    q[top] = 1.0 - q.sum()
+    return q
 
 
 def _equal_gain(beta: FloatArray, p: FloatArray, t: float) -> FloatArray:

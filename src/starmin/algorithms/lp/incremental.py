@@ -1,0 +1,264 @@
+"""The restricted LP of column generation, kept alive across rounds (Glop through MathOpt).
+
+Blocks of the LP core (:mod:`.master`) share only the coverage rows: every other row and
+every variable of a block (its ``x(b, p)``, ``y(b)``, ``n(b)``, EMD slacks) belongs to that
+block alone. So adding blocks adds variables, the blocks' own rows, and coefficients in the
+existing coverage rows -- never a change to what is already there. :class:`RestrictedLP`
+holds the program in one OR-Tools Glop solver (``ortools.math_opt``'s low-level interface,
+built from arrays, no Python loop per coefficient) and sends each round only the new blocks
+(:func:`.master.build` on the new blocks alone gives their variables, rows and coverage
+coefficients). Glop keeps its basis across the update (the new variables nonbasic at zero,
+the new rows' slacks basic: still primal feasible, since every new row holds at zero), so
+primal simplex continues from where the last round stopped instead of starting over.
+Classes of fixed composition (:meth:`RestrictedLP.add_rays`) are single columns with
+coefficients in the coverage rows only.
+
+Glop runs single-threaded with presolve off; its only limit is an iteration count (a work
+limit), so the same input gives the same LP solution, duals and bytes on every machine. When
+a warm-started solve fails numerically (Glop's ``ABNORMAL``, seen once on a 300-row table),
+a new Glop receives the whole program (the start and every update, replayed) and solves it
+from scratch: still deterministic.
+The duals need not be exact for the certificate: :mod:`.colgen` makes any duals a proven
+bound (Farley's scaling), whatever solver produced them.
+
+Block duplicates are allowed: a vector priced again with pairs its block lacks is added as
+a new block with the union of the pairs (the older one stays; both are valid classes).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from starmin.algorithms.lp.master import Blocks, LPSolution, build
+from starmin.algorithms.lp.pairs import IntArray, Pairs
+from starmin.algorithms.lp.relaxation import FloatArray, Relaxation
+
+_OPTIMAL = 1
+"""``TERMINATION_REASON_OPTIMAL``."""
+
+
+@dataclass
+class _Parts:
+    vectors: list[np.ndarray]
+    stars: list[IntArray]
+    block_of: list[IntArray]
+    pair_of: list[IntArray]
+    x_ids: list[IntArray]
+
+
+class RestrictedLP:
+    """The restricted master LP over a growing set of blocks (see the module docstring)."""
+
+    def __init__(self, pairs: Pairs, rel: Relaxation, *, max_iterations: int = 5_000_000
+                 ) -> None:
+        from ortools.math_opt import model_pb2
+        from ortools.math_opt.core.python import solver as core
+
+        self.pairs, self.rel = pairs, rel
+        self.max_iterations = max_iterations
+        P = pairs.P
+        model = model_pb2.ModelProto()
+        cons = model.linear_constraints
+        cons.ids.extend(range(P))
+        count = pairs.count.astype(np.float64).tolist()
+        cons.lower_bounds.extend(count)
+        cons.upper_bounds.extend(count)
+        self._n_vars, self._n_cons, self._B = 0, P, 0
+        self._parts = _Parts([], [], [], [], [])
+        self._rays = _Parts([], [], [], [], [])
+        self._shares: list[FloatArray] = []
+        self._R = 0
+        self.iterations = 0
+        self._model = model
+        self._updates: list[Any] = []
+        self._solver = core.new(3, model, _init_args())  # SOLVER_TYPE_GLOP
+
+    @property
+    def B(self) -> int:
+        """Blocks and rays so far."""
+        return self._B + self._R
+
+    def add(self, blocks: Blocks) -> None:
+        """Add ``blocks`` (with their pairs) to the program."""
+        from ortools.math_opt import model_update_pb2
+
+        if blocks.B == 0:
+            return
+        prog = build(self.pairs, self.rel, blocks)
+        P = self.pairs.P
+        nv = len(prog.c)
+        var0 = self._n_vars
+        A_eq = prog.A_eq.tocoo()  # type: ignore[attr-defined]
+        A_ub = prog.A_ub.tocoo()  # type: ignore[attr-defined]
+        n_eq_new = A_eq.shape[0] - P
+        n_ub = A_ub.shape[0]
+        con0 = self._n_cons
+        # rows: coverage keeps its id; the blocks' own equality rows, then their <= rows
+        eq_row = np.where(A_eq.row < P, A_eq.row, con0 + A_eq.row - P)
+        rows = np.concatenate([eq_row, con0 + n_eq_new + A_ub.row]).astype(np.int64)
+        cols = np.concatenate([A_eq.col, A_ub.col]).astype(np.int64) + var0
+        vals = np.concatenate([A_eq.data, A_ub.data]).astype(np.float64)
+        order = np.lexsort((cols, rows))
+        up = model_update_pb2.ModelUpdateProto()
+        nvp = up.new_variables
+        nvp.ids.extend(range(var0, var0 + nv))
+        nvp.lower_bounds.extend(np.zeros(nv).tolist())
+        nvp.upper_bounds.extend(np.full(nv, np.inf).tolist())
+        nvp.integers.extend([False] * nv)
+        ncp = up.new_linear_constraints
+        ncp.ids.extend(range(con0, con0 + n_eq_new + n_ub))
+        ncp.lower_bounds.extend(np.concatenate(
+            [prog.b_eq[P:], np.full(n_ub, -np.inf)]).tolist())
+        ncp.upper_bounds.extend(np.concatenate([prog.b_eq[P:], prog.b_ub]).tolist())
+        nz = np.nonzero(prog.c)[0]
+        up.objective_updates.linear_coefficients.ids.extend((nz + var0).tolist())
+        up.objective_updates.linear_coefficients.values.extend(prog.c[nz].tolist())
+        mat = up.linear_constraint_matrix_updates
+        mat.row_ids.extend(rows[order].tolist())
+        mat.column_ids.extend(cols[order].tolist())
+        mat.coefficients.extend(vals[order].tolist())
+        self._update(up)
+        self._n_vars += nv
+        self._n_cons += n_eq_new + n_ub
+        parts = self._parts
+        parts.vectors.append(blocks.vectors)
+        parts.stars.append(blocks.stars)
+        parts.block_of.append(blocks.block_of + self._B)
+        parts.pair_of.append(blocks.pair_of)
+        parts.x_ids.append(np.arange(var0, var0 + prog.X, dtype=np.int64))
+        self._B += blocks.B
+
+    def add_rays(self, rays: Blocks, share: FloatArray) -> None:
+        """Add classes of fixed composition: ray ``b`` of ``rays`` holds ``share`` of its
+        rows in each of its pairs (one entry per ``(block_of, pair_of)``, summing to 1 per
+        ray); its one variable is the class size and costs ``stars(b)`` per row."""
+        from ortools.math_opt import model_update_pb2
+
+        if rays.B == 0:
+            return
+        var0, nv = self._n_vars, rays.B
+        up = model_update_pb2.ModelUpdateProto()
+        nvp = up.new_variables
+        nvp.ids.extend(range(var0, var0 + nv))
+        nvp.lower_bounds.extend(np.zeros(nv).tolist())
+        nvp.upper_bounds.extend(np.full(nv, np.inf).tolist())
+        nvp.integers.extend([False] * nv)
+        nz = np.nonzero(rays.stars)[0]
+        up.objective_updates.linear_coefficients.ids.extend((nz + var0).tolist())
+        up.objective_updates.linear_coefficients.values.extend(
+            rays.stars[nz].astype(np.float64).tolist())
+        rows, cols = rays.pair_of, rays.block_of + var0
+        order = np.lexsort((cols, rows))
+        mat = up.linear_constraint_matrix_updates
+        mat.row_ids.extend(rows[order].tolist())
+        mat.column_ids.extend(cols[order].tolist())
+        mat.coefficients.extend(share[order].tolist())
+        self._update(up)
+        self._n_vars += nv
+        r = self._rays
+        r.vectors.append(rays.vectors)
+        r.stars.append(rays.stars)
+        r.block_of.append(rays.block_of + self._R)
+        r.pair_of.append(rays.pair_of)
+        r.x_ids.append(np.arange(var0, var0 + nv, dtype=np.int64))
+        self._shares.append(share)
+        self._R += nv
+
+    def _update(self, up: Any) -> None:
+        self._updates.append(up)
+        if not self._solver.update(up):
+            raise RuntimeError("Glop refused an incremental update of the restricted LP")
+
+    def _fresh(self) -> Any:
+        """A new Glop solver holding the whole program (the start and every update)."""
+        from ortools.math_opt.core.python import solver as core
+
+        solver = core.new(3, self._model, _init_args())
+        for up in self._updates:
+            if not solver.update(up):
+                raise RuntimeError("Glop refused an update of the restricted LP")
+        return solver
+
+    def blocks(self, sol: LPSolution) -> tuple[Blocks, FloatArray]:
+        """Every block and ray so far as blocks, one per output vector (the union of their
+        pairs), and the solution's ``x(b, p)`` on them (a ray of size ``n`` gives
+        ``n * share`` to each of its pairs)."""
+        p, r = self._parts, self._rays
+        m = (p.vectors or r.vectors)[0].shape[1]
+        vec = np.concatenate(p.vectors + r.vectors).reshape(-1, m)
+        stars = np.concatenate(p.stars + r.stars)
+        nb = self._B
+        bo = np.concatenate(p.block_of + [b + nb for b in r.block_of])
+        po = np.concatenate(p.pair_of + r.pair_of)
+        nx = sum(len(a) for a in p.x_ids)
+        xr = (sol.x[nx:][np.concatenate(r.block_of)] * np.concatenate(self._shares)
+              if self._R else np.zeros(0))
+        x = np.concatenate([sol.x[:nx], xr])
+        uvec, first, vec_of = np.unique(vec, axis=0, return_index=True, return_inverse=True)
+        vec_of = np.asarray(vec_of).reshape(-1)
+        # blocks in order of their vector's first appearance, pairs ascending
+        rank = np.empty(len(uvec), dtype=np.int64)
+        rank[np.argsort(first, kind="stable")] = np.arange(len(uvec))
+        nb_new = rank[vec_of[bo]]
+        key, inv = np.unique(nb_new * self.pairs.P + po, return_inverse=True)
+        xs = np.bincount(np.asarray(inv).reshape(-1), weights=x,
+                         minlength=len(key)).astype(np.float64)
+        order_b = np.argsort(first, kind="stable")
+        return (Blocks(uvec[order_b].astype(np.int32), stars[first[order_b]],
+                       key // self.pairs.P, key % self.pairs.P), xs)
+
+    def solve(self, primal: bool = True) -> LPSolution:
+        """Solve from the last basis: value, the coverage duals and (``primal``) every
+        block's ``x(b, p)`` and ray's size (else ``x`` is empty: rounds that only price need
+        the duals). Raises ``RuntimeError`` when Glop does not reach optimality."""
+        from ortools.math_opt import callback_pb2, model_parameters_pb2, parameters_pb2
+
+        params = parameters_pb2.SolveParametersProto()
+        params.iteration_limit = self.max_iterations
+        params.lp_algorithm = parameters_pb2.LP_ALGORITHM_PRIMAL_SIMPLEX
+        params.presolve = parameters_pb2.EMPHASIS_OFF
+        params.threads = 1
+        mp = model_parameters_pb2.ModelSolveParametersProto()
+        mp.dual_values_filter.filter_by_ids = True
+        mp.dual_values_filter.filtered_ids.extend(range(self.pairs.P))  # the coverage rows
+        mp.reduced_costs_filter.filter_by_ids = True
+        if not primal:
+            mp.variable_values_filter.filter_by_ids = True
+        try:
+            res = self._solver.solve(params, mp, None,
+                                     callback_pb2.CallbackRegistrationProto(), None, None)
+            failed = res.termination.reason != _OPTIMAL or not res.solutions
+        except Exception:  # Glop's numerical failure (ABNORMAL) surfaces as a status error
+            failed = True
+        if failed:  # once more from scratch: a new Glop on the whole program, no basis
+            self._solver = self._fresh()
+            res = self._solver.solve(params, mp, None,
+                                     callback_pb2.CallbackRegistrationProto(), None, None)
+        if res.termination.reason != _OPTIMAL or not res.solutions:
+            raise RuntimeError(f"Glop stopped: {res.termination.detail or res.termination}")
+        sol = res.solutions[0]
+        self.iterations = int(res.solve_stats.simplex_iterations)
+        duals = _dense(sol.dual_solution.dual_values, self.pairs.P)
+        x = np.zeros(0)
+        if primal:
+            x_ids = np.concatenate(self._parts.x_ids + self._rays.x_ids)
+            x = _dense(sol.primal_solution.variable_values, self._n_vars)[x_ids]
+        return LPSolution(float(sol.primal_solution.objective_value), x, duals,
+                          self.iterations)
+
+
+def _init_args() -> Any:
+    from ortools.math_opt import parameters_pb2
+
+    return parameters_pb2.SolverInitializerProto()
+
+
+def _dense(vec: Any, n: int) -> FloatArray:
+    out = np.zeros(n)
+    ids = np.asarray(vec.ids, dtype=np.int64)
+    if len(ids):
+        out[ids] = np.asarray(vec.values, dtype=np.float64)
+    return out
