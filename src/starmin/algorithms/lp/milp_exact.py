@@ -32,7 +32,10 @@ exactly, not as a relaxation:
 * conjunctions of these on one sensitive column.
 
 With ``x`` integer each block's rows are a class satisfying the model, so the MILP optimum is
-the optimum (Thm 9). A release is checked class by class with the models' own exact
+the optimum (Thm 9). Before HiGHS runs, interchangeable pairs are merged (:mod:`.aggregate`:
+same optimum, no symmetry among them) and the incumbent's stars ``U`` become HiGHS's
+objective cutoff ``U - 1/2`` (:mod:`.highs_cutoff`: a dual bound at the cutoff proves the
+incumbent optimal). A release is checked class by class with the models' own exact
 arithmetic; a class the solver's tolerances let through (an EMD equal to ``t`` up to 1e-9)
 would be merged away and the result no longer claimed optimal.
 
