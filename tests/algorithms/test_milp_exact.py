@@ -8,8 +8,8 @@ import polars as pl
 import pytest
 
 from starmin.algorithms.exact import brute_force
-from starmin.algorithms.lp import milp_exact
-from starmin.algorithms.lp.master import MILPSolution, solve_milp
+from starmin.algorithms.lp import highs_cutoff, milp_exact
+from starmin.algorithms.lp.master import MILPSolution
 from starmin.algorithms.lp.relaxation import _tree_cuts, ground_distances
 from starmin.data import Schema
 from starmin.data.rowtypes import RowTypes
@@ -105,18 +105,20 @@ def test_stopped_run_says_bound_and_verifies(monkeypatch: pytest.MonkeyPatch) ->
     model = LDiversity(3)
     opt = brute_force.solve(rt, model).stars
     monkeypatch.setattr(milp_exact, "_incumbent", lambda *a: None)
-    monkeypatch.setattr(milp_exact, "solve_milp", lambda prog, node_limit, **_: MILPSolution(
+    monkeypatch.setattr(highs_cutoff, "solve", lambda prog, node_limit, **_: MILPSolution(
         None, None, 0.5, False, "node limit reached"))
     with pytest.raises(Exception, match="found no release"):
         milp_exact.solve(rt, model)
     monkeypatch.undo()
 
+    real = highs_cutoff.solve
+
     def stopped(prog: object, node_limit: int, **_: object) -> MILPSolution:
-        sol = solve_milp(prog, node_limit=node_limit)  # type: ignore[arg-type]
+        sol = real(prog, upper=None, node_limit=node_limit)  # type: ignore[arg-type]
         return MILPSolution(sol.value, sol.x, 1.2, False, "node limit reached")
 
     monkeypatch.setattr(milp_exact, "_incumbent", lambda *a: None)
-    monkeypatch.setattr(milp_exact, "solve_milp", stopped)
+    monkeypatch.setattr(highs_cutoff, "solve", stopped)
     plan = milp_exact.solve(rt, model)
     assert plan.guarantee.kind == "bound" and not plan.certificate["proven_optimal"]
     assert plan.lower_bound is not None and plan.lower_bound <= opt <= plan.stars

@@ -16,8 +16,8 @@ import pytest
 import starmin
 from starmin.algorithms import registry
 from starmin.algorithms.exact import brute_force
-from starmin.algorithms.lp import milp_exact
-from starmin.algorithms.lp.master import MILPSolution, solve_milp
+from starmin.algorithms.lp import highs_cutoff, milp_exact
+from starmin.algorithms.lp.master import MILPSolution
 from starmin.api import solve
 from starmin.cli.main import main
 from starmin.data.rowtypes import RowTypes
@@ -65,16 +65,17 @@ def test_the_limit_reaches_highs_only_when_asked(monkeypatch: pytest.MonkeyPatch
 def test_a_run_the_limit_stops_says_so_and_verifies(monkeypatch: pytest.MonkeyPatch) -> None:
     rt, model = rows(3, 15), LDiversity(3)
     opt = brute_force.solve(rt, model).stars
+    real = highs_cutoff.solve
 
     def stopped(prog: object, node_limit: int, seconds: float | None = None,
                 **_: object) -> MILPSolution:
         assert seconds == 2.5
-        sol = solve_milp(prog, node_limit=node_limit)  # type: ignore[arg-type]
+        sol = real(prog, upper=None, node_limit=node_limit)  # type: ignore[arg-type]
         return MILPSolution(sol.value, sol.x, 1.2, False,
                             "Time limit reached. (HiGHS Status 13: Time limit reached)")
 
     monkeypatch.setattr(milp_exact, "_incumbent", lambda *a: None)
-    monkeypatch.setattr(milp_exact, "solve_milp", stopped)
+    monkeypatch.setattr(highs_cutoff, "solve", stopped)
     plan = milp_exact.solve(rt, model, time_limit=2.5)
     assert plan.guarantee.kind == "bound"
     assert "the time limit (2.5 s, asked with --time-limit)" in plan.guarantee.statement
@@ -82,7 +83,7 @@ def test_a_run_the_limit_stops_says_so_and_verifies(monkeypatch: pytest.MonkeyPa
     assert plan.certificate["stopped_by"] == "time limit"
     assert plan.lower_bound is not None and plan.lower_bound <= opt <= plan.stars
 
-    monkeypatch.setattr(milp_exact, "solve_milp", lambda prog, node_limit, **_: MILPSolution(
+    monkeypatch.setattr(highs_cutoff, "solve", lambda prog, node_limit, **_: MILPSolution(
         None, None, 0.5, False, "Time limit reached."))
     with pytest.raises(InvalidInput, match=r"no release within the time limit of 2\.5 s: "
                                            r"raise --time-limit"):

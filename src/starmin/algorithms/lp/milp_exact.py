@@ -32,7 +32,10 @@ exactly, not as a relaxation:
 * conjunctions of these on one sensitive column.
 
 With ``x`` integer each block's rows are a class satisfying the model, so the MILP optimum is
-the optimum (Thm 9). A release is checked class by class with the models' own exact
+the optimum (Thm 9). Before HiGHS runs, interchangeable pairs are merged (:mod:`.aggregate`:
+same optimum, no symmetry among them) and the incumbent's stars ``U`` become HiGHS's
+objective cutoff ``U - 1/2`` (:mod:`.highs_cutoff`: a dual bound at the cutoff proves the
+incumbent optimal). A release is checked class by class with the models' own exact
 arithmetic; a class the solver's tolerances let through (an EMD equal to ``t`` up to 1e-9)
 would be merged away and the result no longer claimed optimal.
 
@@ -56,6 +59,7 @@ from typing import Any
 import numpy as np
 
 from starmin.algorithms.base import Algorithm, Progress, admit, check_time_limit, silent
+from starmin.algorithms.lp import aggregate, highs_cutoff
 from starmin.algorithms.lp.colgen import ColumnGeneration
 from starmin.algorithms.lp.cuts import Cut, cut_for, entropy_cap, nonlinear, value_counts
 from starmin.algorithms.lp.master import (
@@ -63,7 +67,6 @@ from starmin.algorithms.lp.master import (
     MILPSolution,
     Program,
     build,
-    solve_milp,
     with_rows,
 )
 from starmin.algorithms.lp.pairs import Pairs
@@ -211,18 +214,27 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     if blocks.B == 0 and best is not None and upper is not None:
         return _proven(rt, best, upper, {**cert, "proven_by": "reduced-cost fixing"}, say)
     rel = exact_constraints(model, rt)
-    prog = build(pairs, rel, blocks)
+    mpairs, mblocks, merged = pairs, blocks, None
+    if np.isin(np.arange(pairs.P), blocks.pair_of).all():
+        merged = aggregate.merge(pairs, blocks, rel.value_of_key)
+        mpairs, mblocks = merged.pairs, merged.blocks
+        cert["milp_pairs"] = [pairs.P, mpairs.P]
+    prog = build(mpairs, rel, mblocks)
     cert["milp_variables"] = len(prog.c)
     clock = "" if seconds is None else f", time limit {seconds:g} s"
     say(f"{NAME}: {blocks.B:,} output vectors left, {len(prog.c):,} variables; HiGHS "
         f"branch and bound (node limit {node_limit:,}{clock})")
-    sol, rounds, separated = _solve_with_cuts(rt, model, rel, pairs, blocks, prog, node_limit,
-                                              seconds, say)
+    sol, rounds, separated = _solve_with_cuts(rt, model, rel, mpairs, mblocks, prog, node_limit,
+                                              seconds, say, upper)
     if nonlinear(model):
         cert["cut_rounds"] = rounds
     timed_out = seconds is not None and "time limit" in sol.message.lower()
     cert["milp_message"] = sol.message
-    found = groups_of(pairs, blocks, np.round(sol.x)) if sol.x is not None else None
+    found = None
+    if sol.x is not None:
+        x = (np.round(sol.x) if merged is None
+             else aggregate.split(merged, pairs, blocks, sol.x).astype(np.float64))
+        found = groups_of(pairs, blocks, x)
     passing = found is None or _all_hold(rt, model, found)
     if found is not None and passing and (upper is None or _stars(rt, found) < upper):
         best, upper = found, _stars(rt, found)
@@ -269,7 +281,7 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
 
 def _solve_with_cuts(rt: RowTypes, model: PrivacyModel, rel: Relaxation, pairs: Pairs,
                      blocks: Blocks, prog: Program, node_limit: int, seconds: float | None,
-                     say: Progress) -> tuple[MILPSolution, int, bool]:
+                     say: Progress, upper: int | None) -> tuple[MILPSolution, int, bool]:
     """The MILP, solved again with cuts (:mod:`.cuts`) while a class of its optimum fails a
     nonlinear part of the model: ``(solution, rounds, separated)``. ``separated`` is false
     when a failing class gives no cut or :data:`CUT_ROUNDS` rounds were made; the last
@@ -283,7 +295,7 @@ def _solve_with_cuts(rt: RowTypes, model: PrivacyModel, rel: Relaxation, pairs: 
     while True:
         left = (seconds if rounds == 0 or deadline is None
                 else max(deadline - time.monotonic(), 1e-3))
-        sol = solve_milp(prog, node_limit=node_limit, seconds=left)
+        sol = highs_cutoff.solve(prog, upper=upper, node_limit=node_limit, seconds=left)
         if not extra or sol.x is None or not sol.optimal:
             return sol, rounds, True
         new: list[Cut] = []
