@@ -103,11 +103,7 @@ class RestrictedLP:
         vals = np.concatenate([A_eq.data, A_ub.data]).astype(np.float64)
         order = np.lexsort((cols, rows))
         up = model_update_pb2.ModelUpdateProto()
-        nvp = up.new_variables
-        nvp.ids.extend(range(var0, var0 + nv))
-        nvp.lower_bounds.extend(np.zeros(nv).tolist())
-        nvp.upper_bounds.extend(np.full(nv, np.inf).tolist())
-        nvp.integers.extend([False] * nv)
+        _new_variables(up, var0, nv)
         ncp = up.new_linear_constraints
         ncp.ids.extend(range(con0, con0 + n_eq_new + n_ub))
         ncp.lower_bounds.extend(np.concatenate(
@@ -141,11 +137,7 @@ class RestrictedLP:
             return
         var0, nv = self._n_vars, rays.B
         up = model_update_pb2.ModelUpdateProto()
-        nvp = up.new_variables
-        nvp.ids.extend(range(var0, var0 + nv))
-        nvp.lower_bounds.extend(np.zeros(nv).tolist())
-        nvp.upper_bounds.extend(np.full(nv, np.inf).tolist())
-        nvp.integers.extend([False] * nv)
+        _new_variables(up, var0, nv)
         nz = np.nonzero(rays.stars)[0]
         up.objective_updates.linear_coefficients.ids.extend((nz + var0).tolist())
         up.objective_updates.linear_coefficients.values.extend(
@@ -262,3 +254,12 @@ def _dense(vec: Any, n: int) -> FloatArray:
     if len(ids):
         out[ids] = np.asarray(vec.values, dtype=np.float64)
     return out
+
+
+def _new_variables(up: Any, var0: int, nv: int) -> None:
+    """Continuous variables ``var0 .. var0 + nv - 1`` in ``[0, inf)`` in a MathOpt update."""
+    nvp = up.new_variables
+    nvp.ids.extend(range(var0, var0 + nv))
+    nvp.lower_bounds.extend(np.zeros(nv).tolist())
+    nvp.upper_bounds.extend(np.full(nv, np.inf).tolist())
+    nvp.integers.extend([False] * nv)
