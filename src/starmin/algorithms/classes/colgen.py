@@ -12,7 +12,7 @@ LP optimum. The bound is rounded up with a tolerance of ``1e-6`` for HiGHS's rou
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import NDArray
@@ -22,6 +22,8 @@ from starmin.algorithms.classes.master import Columns, solve_lp
 from starmin.algorithms.classes.pricing import ClassModel
 
 TOL = 1e-9
+ALPHA = 0.7
+"""Wentges' smoothing weight of the best duals."""
 
 
 @dataclass(frozen=True)
@@ -40,27 +42,43 @@ class ColGen:
 
 
 def column_generation(cols: Columns, pricer: ClassModel, kappa: int, max_rounds: int,
-                      say: Progress = silent) -> ColGen:
-    """Price classes into ``cols`` until none has a negative reduced cost or ``max_rounds``
-    rounds (a work limit) are made."""
+                      say: Progress = silent, alpha: float = ALPHA) -> ColGen:
+    """Price classes into ``cols`` until none has a negative reduced cost, the bound meets the
+    LP's ceiling, or ``max_rounds`` rounds (a work limit) are made.
+
+    Stabilized by Wentges' dual smoothing: classes are priced at ``alpha pi_best + (1 - alpha)
+    pi_lp`` (``pi_best``: the duals of the best bound so far); a round whose classes do not
+    price out at ``pi_lp`` (a mis-pricing) is priced again at ``pi_lp``. The bound is
+    evaluated at every priced point (it is valid for any duals)."""
     best = -math.inf
     count = cols.pairs.count.astype(np.float64)
+    pi_best: NDArray[np.float64] | None = None
     last: ColGen | None = None
     for r in range(1, max_rounds + 1):
         lp = solve_lp(cols)
-        found, rc_lo, proved = pricer.price(lp.pi)
-        pi_c = float(lp.pi @ count)
-        best = max(best, pi_c + kappa * min(0.0, rc_lo))
-        added = 0
-        for x in found:
-            if cols.cost_of(x) - float(lp.pi @ x) < -TOL:
-                added += cols.add(x)
-        complete = added == 0 and proved
-        last = ColGen(_ceil(best), lp.pi, pi_c, rc_lo, lp.value, r, complete)
+        added, complete = 0, False
+        points = [lp.pi] if pi_best is None else [alpha * pi_best + (1 - alpha) * lp.pi,
+                                                  lp.pi]
+        for pi in points:
+            found, rc_lo, proved = pricer.price(pi)
+            pi_c = float(pi @ count)
+            here = pi_c + kappa * min(0.0, rc_lo)
+            if here > best:
+                best, pi_best = here, pi
+                last = ColGen(_ceil(best), pi, pi_c, rc_lo, lp.value, r, False)
+            for x in found:
+                if cols.cost_of(x) - float(lp.pi @ x) < -TOL:
+                    added += cols.add(x)
+            if added:
+                break
+            complete = proved and pi is lp.pi
+        if last is None:
+            last = ColGen(0, lp.pi, float(lp.pi @ count), -math.inf, lp.value, r, False)
+        last = replace(last, lp_value=lp.value, rounds=r, complete=complete)
         if r % 10 == 0:
             say(f"class colgen: round {r}, LP {lp.value:.3f}, bound {last.lower}, "
                 f"{len(cols.x)} classes")
-        if added == 0:
+        if added == 0 or last.lower >= _ceil(lp.value):
             break
     assert last is not None
     return last
