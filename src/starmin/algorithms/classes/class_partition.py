@@ -75,7 +75,7 @@ GUARANTEE = Guarantee(
     "marked 'bound' with the proven lower bound)",
     "Bredereck et al. Sec. 4 (row types); Liang & Yuan Sec. 2; Desrosiers & Luebbecke",
 )
-DEFAULTS: dict[str, Any] = {"max_rounds": 400, "pricing_work": 20.0, "max_classes": 20_000,
+DEFAULTS: dict[str, Any] = {"max_rounds": 400, "pricing_work": 5.0, "max_classes": 20_000,
                             "node_limit": 50_000}
 _OPTIONS = set(DEFAULTS)
 

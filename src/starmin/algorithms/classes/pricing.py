@@ -183,6 +183,10 @@ class ClassModel:
                         terms.append(a)
                     scale = max(len(present) - 1, 1)
                 else:
+                    # implied (sum D = 0, so each |D_v| <= t n N): linear rows that prune
+                    for v in present:
+                        m.Add(t.denominator * D[v] <= t.numerator * n * N)
+                        m.Add(-t.denominator * D[v] <= t.numerator * n * N)
                     for v in range(pairs.r):
                         a = m.NewIntVar(0, n * n, "")
                         m.AddMaxEquality(a, [D[v], 0])
