@@ -293,6 +293,9 @@ def lower_bounds(rt: RowTypes, model: PrivacyModel, progress: Progress | None = 
     lp = lp_lower_bound(rt, model, progress=progress)
     if lp is not None:
         out["lp"] = lp
+    classes = class_lp_lower_bound(rt, model)
+    if classes is not None:
+        out["class-lp"] = classes
     out["best"] = max(out.values(), default=0)
     return out
 
@@ -318,6 +321,25 @@ def lp_lower_bound(rt: RowTypes, model: PrivacyModel, progress: Progress | None 
         cg = column_generation(rt, rel, progress=progress or silent)
         best = cg.bound if best is None else max(best, cg.bound)
     return best
+
+
+CLASS_LP_MAX_T_IN = 60
+"""Row types up to which every report carries the class LP's certified bound
+(:mod:`starmin.algorithms.classes.colgen`; tight on wide tables such as the planted
+3D-matching families)."""
+CLASS_LP_MAX_ROUNDS = 200
+"""Column-generation rounds the class LP bound may take (a work limit; the bound is certified
+after any number of rounds)."""
+
+
+def class_lp_lower_bound(rt: RowTypes, model: PrivacyModel) -> int | None:
+    """The class LP's certified bound, or ``None`` over :data:`CLASS_LP_MAX_T_IN` row types, on
+    a table without stars to save, or for a model its pricing does not state."""
+    if rt.t_in > CLASS_LP_MAX_T_IN or rt.t_in < 2:
+        return None
+    from starmin.algorithms.classes.class_partition import lower_bound
+
+    return lower_bound(rt, model, max_rounds=CLASS_LP_MAX_ROUNDS)
 
 
 def anonymize(
