@@ -184,7 +184,7 @@ def _plan(rt: RowTypes, model: PrivacyModel, cols: Columns, chosen: list[int], l
     if len(groups) and not holds(model, rt, hist).all():
         raise AssertionError(f"{NAME}: a class fails the model (pricing model bug)")
     stars = int(sum(cols.cost[c] for c in chosen))
-    proven = "proven_by" in cert and lower >= stars or cert.get("proven_by") == "enumeration"
+    proven = ("proven_by" in cert and lower >= stars) or cert.get("proven_by") == "enumeration"
     guarantee = GUARANTEE if proven else Guarantee(
         "bound", f"not proven optimal: {cert.get('stopped_by', 'work limit')}; the plan's "
         "lower bound is proven (class LP)", GUARANTEE.reference)

@@ -105,19 +105,19 @@ class ClassModel:
         self.cp = cp_model
         self.rt, self.pairs, self.seed, self.work = rt, pairs, seed, work
         m = cp_model.CpModel()
-        self.x = [m.NewIntVar(0, int(c), f"x{p}") for p, c in enumerate(pairs.count)]
+        self.x = [m.new_int_var(0, int(c), f"x{p}") for p, c in enumerate(pairs.count)]
         k = max(implied_k(model), 1)
         only_k = all(type(p).__name__ == "KAnonymity" for p in parts(model))
         self.n_max = min(2 * k - 1, rt.n) if only_k else rt.n
-        N = m.NewIntVar(k, self.n_max, "N")
-        m.Add(N == sum(self.x))
+        N = m.new_int_var(k, self.n_max, "N")
+        m.add(sum(self.x) == N)
         self.N = N
         ys = []
         for i in range(rt.t_in):
             mine = [self.x[p] for p in np.flatnonzero(pairs.type_of == i)]
-            y = m.NewBoolVar(f"y{i}")
-            m.Add(sum(mine) >= 1).OnlyEnforceIf(y)
-            m.Add(sum(mine) == 0).OnlyEnforceIf(y.Not())
+            y = m.new_bool_var(f"y{i}")
+            m.add(sum(mine) >= 1).only_enforce_if(y)
+            m.add(sum(mine) == 0).only_enforce_if(y.negated())
             ys.append(y)
         self.y = ys
         w = []
@@ -132,17 +132,17 @@ class ClassModel:
                 if len(members) == 1:
                     us.append(members[0])
                     continue
-                u = m.NewBoolVar(f"u{c}_{v}")
-                m.AddBoolOr(members).OnlyEnforceIf(u)
+                u = m.new_bool_var(f"u{c}_{v}")
+                m.add_bool_or(members).only_enforce_if(u)
                 for y in members:
-                    m.AddImplication(y, u)
+                    m.add_implication(y, u)
                 us.append(u)
-            z = m.NewBoolVar(f"z{c}")
-            m.Add(sum(us) >= 2).OnlyEnforceIf(z)
-            m.Add(sum(us) <= 1).OnlyEnforceIf(z.Not())
-            wc = m.NewIntVar(0, self.n_max, f"w{c}")
-            m.Add(wc == N).OnlyEnforceIf(z)
-            m.Add(wc == 0).OnlyEnforceIf(z.Not())
+            z = m.new_bool_var(f"z{c}")
+            m.add(sum(us) >= 2).only_enforce_if(z)
+            m.add(sum(us) <= 1).only_enforce_if(z.negated())
+            wc = m.new_int_var(0, self.n_max, f"w{c}")
+            m.add(wc == N).only_enforce_if(z)
+            m.add(wc == 0).only_enforce_if(z.negated())
             w.append(wc)
         self.w = w
         self.cost = sum(w)
@@ -163,7 +163,7 @@ class ClassModel:
         for part in parts(model):
             if isinstance(part, LDiversity):
                 for hv in h:
-                    m.Add(int(part.l) * hv <= N)
+                    m.add(int(part.l) * hv <= N)
             elif isinstance(part, DistinctLDiversity):
                 distinct = max(distinct, math.ceil(float(part.l)))
             elif isinstance(part, PSensitiveKAnonymity):
@@ -178,29 +178,29 @@ class ClassModel:
                     run: Any = 0
                     for v in present[:-1]:
                         run = run + D[v]
-                        a = m.NewIntVar(0, n * n, "")
-                        m.AddAbsEquality(a, run)
+                        a = m.new_int_var(0, n * n, "")
+                        m.add_abs_equality(a, run)
                         terms.append(a)
                     scale = max(len(present) - 1, 1)
                 else:
                     # implied (sum D = 0, so each |D_v| <= t n N): linear rows that prune
                     for v in present:
-                        m.Add(t.denominator * D[v] <= t.numerator * n * N)
-                        m.Add(-t.denominator * D[v] <= t.numerator * n * N)
+                        m.add(t.denominator * D[v] <= t.numerator * n * N)
+                        m.add(-t.denominator * D[v] <= t.numerator * n * N)
                     for v in range(pairs.r):
-                        a = m.NewIntVar(0, n * n, "")
-                        m.AddMaxEquality(a, [D[v], 0])
+                        a = m.new_int_var(0, n * n, "")
+                        m.add_max_equality(a, [D[v], 0])
                         terms.append(a)
                     scale = 1
-                m.Add(t.denominator * sum(terms) <= t.numerator * scale * n * N)
+                m.add(t.denominator * sum(terms) <= t.numerator * scale * n * N)
         if distinct > 1:
             bs = []
             for hv in h:
-                b = m.NewBoolVar("")
-                m.Add(hv >= 1).OnlyEnforceIf(b)
-                m.Add(hv == 0).OnlyEnforceIf(b.Not())
+                b = m.new_bool_var("")
+                m.add(hv >= 1).only_enforce_if(b)
+                m.add(hv == 0).only_enforce_if(b.negated())
                 bs.append(b)
-            m.Add(sum(bs) >= distinct)
+            m.add(sum(bs) >= distinct)
 
     def _objective(self, pi: NDArray[np.float64]) -> Any:
         scaled = np.floor(np.asarray(pi, dtype=np.float64) * SCALE).astype(np.int64)
@@ -221,19 +221,19 @@ class ClassModel:
         """Classes of the lowest scaled reduced cost found (the best last, at most ``most``
         improving ones), the proven lower bound on every class's reduced cost, and whether
         CP-SAT proved its optimum (within its work limit)."""
-        self.m.Minimize(self._objective(pi))
+        self.m.minimize(self._objective(pi))
         found: list[NDArray[np.int64]] = []
         xs = self.x
 
-        class Keep(self.cp.CpSolverSolutionCallback):  # type: ignore[name-defined,misc]
+        class Keep(self.cp.CpSolverSolutionCallback):  # type: ignore[name-defined]
             def on_solution_callback(self) -> None:
-                found.append(np.array([self.Value(v) for v in xs], dtype=np.int64))
+                found.append(np.array([self.value(v) for v in xs], dtype=np.int64))
 
         solver = self._solver()
-        status = solver.Solve(self.m, Keep())
+        status = solver.solve(self.m, Keep())
         if status == self.cp.INFEASIBLE:
             return [], math.inf, True
-        bound = (solver.BestObjectiveBound() - self.n_max) / SCALE
+        bound = (solver.best_objective_bound - self.n_max) / SCALE
         return found[-most:], bound, status == self.cp.OPTIMAL
 
     def enumerate(self, pi: NDArray[np.float64], limit: float, most: int
@@ -241,24 +241,24 @@ class ClassModel:
         """Every class with reduced cost at most ``limit`` (a superset: the scaled test
         allows ``N / S`` more), and whether the list is complete (not over ``most``
         classes, not stopped by the work limit)."""
-        m = self.m.Clone()
-        m.ClearObjective()
-        xs = [m.GetIntVarFromProtoIndex(v.Index()) for v in self.x]
+        m = self.m.clone()
+        m.clear_objective()
+        xs = [m.get_int_var_from_proto_index(v.index) for v in self.x]
         scaled = np.floor(np.asarray(pi, dtype=np.float64) * SCALE).astype(np.int64)
-        cost = sum(m.GetIntVarFromProtoIndex(w.Index()) for w in self.w)
+        cost = sum(m.get_int_var_from_proto_index(w.index) for w in self.w)
         expr = SCALE * cost - sum(
             int(s) * x for s, x in zip(scaled, xs, strict=True) if s)
-        m.Add(expr <= math.floor(limit * SCALE) + self.n_max)
+        m.add(expr <= math.floor(limit * SCALE) + self.n_max)
         found: list[NDArray[np.int64]] = []
 
-        class Collect(self.cp.CpSolverSolutionCallback):  # type: ignore[name-defined,misc]
+        class Collect(self.cp.CpSolverSolutionCallback):  # type: ignore[name-defined]
             def on_solution_callback(self) -> None:
-                found.append(np.array([self.Value(v) for v in xs], dtype=np.int64))
+                found.append(np.array([self.value(v) for v in xs], dtype=np.int64))
                 if len(found) > most:
-                    self.StopSearch()
+                    self.stop_search()
 
         solver = self._solver(enumerate_all=True)
-        status = solver.Solve(m, Collect())
+        status = solver.solve(m, Collect())
         complete = len(found) <= most and status in (self.cp.OPTIMAL, self.cp.INFEASIBLE)
         return found[:most], complete
 
