@@ -267,8 +267,8 @@ def check_objective(objective: object) -> None:
                        f"{param('objective', 'loss')}")
 
 
-def lower_bounds(rt: RowTypes, model: PrivacyModel, progress: Progress | None = None
-                 ) -> dict[str, int]:
+def lower_bounds(rt: RowTypes, model: PrivacyModel, progress: Progress | None = None,
+                 known_lp: Mapping[str, int] | None = None) -> dict[str, int]:
     """Proven lower bounds on the optimal number of stars (see docs/algorithms/lower-bounds):
     the k-anonymity bounds for the class size the model implies, the star-free and pattern
     bounds of each t-closeness part, and the diversity bounds (Xiao et al.'s phase-one bound
@@ -290,56 +290,53 @@ def lower_bounds(rt: RowTypes, model: PrivacyModel, progress: Progress | None = 
         for name, v in t_closeness_lower_bounds(rt, m, k=k, progress=progress).items():
             out[name] = max(out.get(name, 0), v)
     out.update(diversity_lower_bounds(rt, parts(model)))
-    lp = lp_lower_bound(rt, model, progress=progress)
+    lp = lp_lower_bound(rt, model, progress=progress, known=known_lp)
     if lp is not None:
         out["lp"] = lp
-    classes = class_lp_lower_bound(rt, model)
-    if classes is not None:
-        out["class-lp"] = classes
     out["best"] = max(out.values(), default=0)
     return out
 
 
-LP_BOUND_MAX_T_IN = 2_000
-"""Row types up to which every report carries the LP core's certified bound (column
-generation, :mod:`starmin.algorithms.lp.colgen`); beyond, ``--method lp-rounding`` gives it."""
-LP_BOUND_MAX_M = 10
+LP_BOUND_MAX_WORK = 20.0
+"""Work units (:func:`starmin.algorithms.lp.colgen.work_units`, estimated from the
+instance's size, never a clock) the LP core's certified bounds in every report may take
+together (column generation, :mod:`starmin.algorithms.lp.colgen`): the model's relaxations
+run in order while their estimates fit (ARX adult, 8 QIs and 14 sensitive values: about 20
+units for frequency l-diversity or t-closeness). Beyond, ``--method lp-rounding`` gives it."""
 
 
-def lp_lower_bound(rt: RowTypes, model: PrivacyModel, progress: Progress | None = None
-                   ) -> int | None:
-    """The best certified LP bound over the model's relaxations, or ``None`` when the
-    instance is over the work budget (:data:`LP_BOUND_MAX_T_IN`, :data:`LP_BOUND_MAX_M`) or the
-    model has no relaxation the LP core prices."""
-    if rt.t_in > LP_BOUND_MAX_T_IN or rt.m > LP_BOUND_MAX_M:
-        return None
-    from starmin.algorithms.lp.colgen import column_generation
+def _known_lp(plan: ReleasePlan) -> dict[str, int] | None:
+    """The LP bound the plan's method proved (``lp-rounding``, or a portfolio that ran it),
+    by relaxation name."""
+    cert = plan.certificate
+    if isinstance(cert.get("lp_relaxation"), str) and isinstance(cert.get("lp_bound"), int):
+        return {cert["lp_relaxation"]: cert["lp_bound"]}
+    return None
+
+
+def lp_lower_bound(rt: RowTypes, model: PrivacyModel, progress: Progress | None = None,
+                   known: Mapping[str, int] | None = None) -> int | None:
+    """The best certified LP bound over the model's relaxations whose estimated work fits
+    :data:`LP_BOUND_MAX_WORK` (in order), or ``None`` when none fits or the model has no
+    relaxation the LP core prices. ``known``: bounds the release's method already proved,
+    by relaxation name -- the same computation, not run again, but counted at its estimate,
+    so which relaxations are bounded never depends on the method."""
+    from starmin.algorithms.lp.colgen import column_generation, work_units
     from starmin.algorithms.lp.relaxation import relaxations
 
     best: int | None = None
+    spent = 0.0
     for rel in relaxations(model, rt):
-        cg = column_generation(rt, rel, progress=progress or silent)
-        best = cg.bound if best is None else max(best, cg.bound)
+        work = work_units(rt, rel)
+        if spent + work > LP_BOUND_MAX_WORK:
+            continue
+        spent += work
+        if known is not None and rel.name in known:
+            bound = int(known[rel.name])
+        else:
+            bound = column_generation(rt, rel, progress=progress or silent).bound
+        best = bound if best is None else max(best, bound)
     return best
-
-
-CLASS_LP_MAX_T_IN = 60
-"""Row types up to which every report carries the class LP's certified bound
-(:mod:`starmin.algorithms.classes.colgen`; tight on wide tables such as the planted
-3D-matching families)."""
-CLASS_LP_MAX_ROUNDS = 200
-"""Column-generation rounds the class LP bound may take (a work limit; the bound is certified
-after any number of rounds)."""
-
-
-def class_lp_lower_bound(rt: RowTypes, model: PrivacyModel) -> int | None:
-    """The class LP's certified bound, or ``None`` over :data:`CLASS_LP_MAX_T_IN` row types, on
-    a table without stars to save, or for a model its pricing does not state."""
-    if rt.t_in > CLASS_LP_MAX_T_IN or rt.t_in < 2:
-        return None
-    from starmin.algorithms.classes.class_partition import lower_bound
-
-    return lower_bound(rt, model, max_rounds=CLASS_LP_MAX_ROUNDS)
 
 
 def anonymize(
@@ -456,7 +453,7 @@ def anonymize(
                 and not getattr(the_model, "uses_sensitive", True):
             bounds = dict(known)  # the algorithm already computed the k-anonymity bounds
         else:
-            bounds = lower_bounds(rt, the_model, progress=say)
+            bounds = lower_bounds(rt, the_model, progress=say, known_lp=_known_lp(plan))
         loss_bound = None
         if resolved is not None or objective == "loss":
             loss_bound = _loss_bound(rt, the_model, plan, say)

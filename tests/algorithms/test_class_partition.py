@@ -10,7 +10,6 @@ import numpy as np
 import polars as pl
 import pytest
 
-import starmin
 from starmin.algorithms.classes import class_partition
 from starmin.algorithms.exact import brute_force
 from starmin.data import Schema
@@ -99,8 +98,3 @@ def test_planted_optimum_with_bound(family: str, size: int) -> None:
     assert plan.stars == opt
     assert plan.lower_bound == opt
     assert plan.guarantee.kind == "exact"
-
-
-def test_reports_bound_equals_planted_optimum() -> None:
-    opt, rt, model = planted("xiao-lemma3", 5)
-    assert starmin.lower_bounds(rt, model)["best"] == opt
