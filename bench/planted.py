@@ -17,6 +17,8 @@ estimate only when ``t_in x m`` is at most 1,000 (its LP's size). The default ru
     python bench/planted.py                 # every family at every size
     python bench/planted.py --quick         # the smallest size of each family (seconds)
     python bench/planted.py --table         # print the table of bench/results/planted.json
+    python bench/planted.py --family xiao-lemma3 --sizes 8 10 --method class-partition \
+        --out bench/results/planted_classes.json   # one family, one method
 """
 
 from __future__ import annotations
@@ -79,8 +81,8 @@ def skip_reason(algo: Any, model: Any, rt: RowTypes, work_limit: float) -> str |
     return None
 
 
-def run_one(family: str, size: int, params: dict[str, Any], work_limit: float
-            ) -> dict[str, Any]:
+def run_one(family: str, size: int, params: dict[str, Any], work_limit: float,
+            methods: tuple[str, ...] = ()) -> dict[str, Any]:
     inst = generate(family, size, seed=0, **params)
     rt = row_types(inst)
     model = inst.model()
@@ -94,6 +96,8 @@ def run_one(family: str, size: int, params: dict[str, Any], work_limit: float
         "lower_bounds": bounds, "lower_bounds_cpu_s": round(time.process_time() - c0, 3),
         "methods": {}}
     for name, algo in registry.algorithms().items():
+        if methods and name not in methods:
+            continue
         skip = skip_reason(algo, model, rt, work_limit)
         if skip is not None:
             record["methods"][name] = {"status": "skipped", "reason": skip}
@@ -149,6 +153,12 @@ def main() -> None:
     ap.add_argument("--work-limit", type=float, default=WORK_LIMIT,
                     help=f"largest work estimate (units) a method runs at (default "
                          f"{WORK_LIMIT:g})")
+    ap.add_argument("--family", action="append", default=[],
+                    help="run only this family label (repeatable; default: every one)")
+    ap.add_argument("--sizes", type=int, nargs="+", default=None,
+                    help="these sizes instead of the family's own")
+    ap.add_argument("--method", action="append", default=[],
+                    help="run only this method (repeatable; default: every registered one)")
     ap.add_argument("--out", type=Path, default=OUT)
     ap.add_argument("--table", action="store_true",
                     help="print the table of the results in --out and run nothing")
@@ -163,8 +173,12 @@ def main() -> None:
         "started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()), "runs": []}
     w0 = time.perf_counter()
     for label, family, sizes, params in RUNS:
+        if ns.family and label not in ns.family:
+            continue
+        sizes = tuple(ns.sizes) if ns.sizes else sizes
         for size in sizes[:1] if ns.quick else sizes:
-            r = {"label": label, **run_one(family, size, params, ns.work_limit)}
+            r = {"label": label, **run_one(family, size, params, ns.work_limit,
+                                           tuple(ns.method))}
             results["runs"].append(r)
             best = min((m["stars"] for m in r["methods"].values() if m["status"] == "ok"),
                        default=None)

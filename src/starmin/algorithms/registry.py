@@ -25,6 +25,7 @@ _MODULES = (
     "starmin.algorithms.fpt.dgh_p_sensitive",
     "starmin.algorithms.exact.balanced_split",
     "starmin.algorithms.lp.milp_exact",
+    "starmin.algorithms.classes.class_partition",
     "starmin.algorithms.heuristic.pattern_packing",
     "starmin.algorithms.approx.m_approx",
     "starmin.algorithms.approx.mw_subsets",

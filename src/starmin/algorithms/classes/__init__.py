@@ -1,0 +1,1 @@
+"""Exact set partitioning over classes of row types (:mod:`.class_partition`)."""
