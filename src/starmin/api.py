@@ -321,7 +321,7 @@ def lp_lower_bound(rt: RowTypes, model: PrivacyModel, progress: Progress | None 
     relaxation the LP core prices. ``known``: bounds the release's method already proved,
     by relaxation name -- the same computation, not run again, but counted at its estimate,
     so which relaxations are bounded never depends on the method."""
-    from starmin.algorithms.lp.colgen import column_generation, work_units
+    from starmin.algorithms.lp.colgen import column_generation, iteration_budget, work_units
     from starmin.algorithms.lp.relaxation import relaxations
 
     best: int | None = None
@@ -334,7 +334,8 @@ def lp_lower_bound(rt: RowTypes, model: PrivacyModel, progress: Progress | None 
         if known is not None and rel.name in known:
             bound = int(known[rel.name])
         else:
-            bound = column_generation(rt, rel, progress=progress or silent).bound
+            bound = column_generation(rt, rel, max_iterations=iteration_budget(work),
+                                      progress=progress or silent).bound
         best = bound if best is None else max(best, bound)
     return best
 

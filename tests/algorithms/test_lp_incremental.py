@@ -180,3 +180,21 @@ def test_column_generation_reaches_the_lp_over_every_vector(name: str) -> None:
             again = column_generation(rt, rel, keep=3)
             assert np.array_equal(again.blocks.pair_of, cg.blocks.pair_of)
             assert np.array_equal(again.lp.x, cg.lp.x)
+
+
+@pytest.mark.parametrize("name", ["k3", "l2", "t0.25"])
+def test_an_iteration_budget_stops_early_with_a_certified_bound(name: str) -> None:
+    """A run stopped by ``max_iterations`` takes no more rounds than a full one, and its bound
+    is still at most the full LP's (so at most the optimum)."""
+    stopped = 0
+    for rt in tables(5, 8):
+        for rel in relaxations(MODELS[name], rt):
+            try:
+                full = column_generation(rt, rel, keep=3)
+            except RuntimeError:
+                continue
+            cut = column_generation(rt, rel, keep=3, max_iterations=1)
+            assert cut.rounds <= full.rounds
+            assert cut.bound <= full.bound
+            stopped += cut.rounds < full.rounds
+    assert stopped > 0

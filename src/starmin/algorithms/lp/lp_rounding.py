@@ -26,7 +26,12 @@ from typing import Any
 import numpy as np
 
 from starmin.algorithms.base import Algorithm, AutoRun, Progress, admit, silent
-from starmin.algorithms.lp.colgen import ColumnGeneration, column_generation, work_units
+from starmin.algorithms.lp.colgen import (
+    ColumnGeneration,
+    column_generation,
+    iteration_budget,
+    work_units,
+)
 from starmin.algorithms.lp.relaxation import Relaxation, relaxations
 from starmin.algorithms.lp.rounding import Group, groups_of, merge_failing, round_lp
 from starmin.data.rowtypes import RowTypes
@@ -44,7 +49,7 @@ GUARANTEE = Guarantee(
     "vector), so the reported gap is proven",
     "Liang & Yuan Sec. 4 Thm 9; Bredereck et al. Sec. 4.3",
 )
-_OPTIONS = {"max_rounds", "max_patterns", "node_limit", "bounds"}
+_OPTIONS = {"max_rounds", "max_patterns", "node_limit", "bounds", "max_iterations"}
 
 
 def supports(model: PrivacyModel, rt: RowTypes) -> str | None:
@@ -100,7 +105,8 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     rel = primary(rels)
     cg, groups = rounded(rt, model, rel, max_rounds=int(options.get("max_rounds", 60)),
                          max_patterns=int(options.get("max_patterns", 5000)),
-                         node_limit=int(options.get("node_limit", 2000)), progress=say)
+                         node_limit=int(options.get("node_limit", 2000)),
+                         max_iterations=options.get("max_iterations"), progress=say)
     plan = ReleasePlan.from_groups(
         rt, groups, NAME, GUARANTEE, lower_bound=cg.bound,
         certificate={"lp_value": round(cg.lp_value, 6), "lp_bound": cg.bound,
@@ -112,10 +118,12 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
 
 def rounded(rt: RowTypes, model: PrivacyModel, rel: Relaxation, *, max_rounds: int = 60,
             max_patterns: int = 5000, node_limit: int = 2000,
+            max_iterations: int | None = None,
             progress: Progress = silent) -> tuple[ColumnGeneration, list[Group]]:
     """Column generation on ``rel``, then rounding and repair: the LP and the classes."""
     cg = column_generation(rt, rel, max_rounds=max_rounds, max_patterns=max_patterns,
-                           progress=progress)
+                           max_iterations=None if max_iterations is None
+                           else int(max_iterations), progress=progress)
     x = round_lp(cg.pairs, combined(model, rt), cg.blocks, cg.lp.x, node_limit=node_limit)
     return cg, merge_failing(rt, model, groups_of(cg.pairs, cg.blocks, x))
 
@@ -127,7 +135,9 @@ def auto_run(model: PrivacyModel, rt: RowTypes, units_left: float) -> AutoRun:
     rels = relaxations(model, rt)
     if not rels:
         return AutoRun(0.01)
-    return AutoRun(1.1 * work_units(rt, primary(rels)))
+    work = work_units(rt, primary(rels))
+    return AutoRun(1.1 * work, {"max_iterations": iteration_budget(work)},
+                   "simplex iterations capped by the estimate")
 
 
 def _one_class_per_type(rt: RowTypes) -> ReleasePlan:
