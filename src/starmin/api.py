@@ -320,7 +320,9 @@ def lp_lower_bound(rt: RowTypes, model: PrivacyModel, progress: Progress | None 
     :data:`LP_BOUND_MAX_WORK` (in order), or ``None`` when none fits or the model has no
     relaxation the LP core prices. ``known``: bounds the release's method already proved,
     by relaxation name -- the same computation, not run again, but counted at its estimate,
-    so which relaxations are bounded never depends on the method."""
+    so which relaxations are bounded never depends on the method. A relaxation whose LP the
+    solver fails on (Glop's numerical trouble, after its retry from scratch) gives no bound:
+    the release does not depend on it."""
     from starmin.algorithms.lp.colgen import column_generation, iteration_budget, work_units
     from starmin.algorithms.lp.relaxation import relaxations
 
@@ -334,8 +336,12 @@ def lp_lower_bound(rt: RowTypes, model: PrivacyModel, progress: Progress | None 
         if known is not None and rel.name in known:
             bound = int(known[rel.name])
         else:
-            bound = column_generation(rt, rel, max_iterations=iteration_budget(work),
-                                      progress=progress or silent).bound
+            try:
+                bound = column_generation(rt, rel, max_iterations=iteration_budget(work),
+                                          progress=progress or silent).bound
+            except RuntimeError as exc:  # the LP solver failed: this bound is optional
+                (progress or silent)(f"lp {rel.name}: no LP bound ({exc})")
+                continue
         best = bound if best is None else max(best, bound)
     return best
 

@@ -35,7 +35,7 @@ from starmin.algorithms.lp.colgen import (
 from starmin.algorithms.lp.relaxation import Relaxation, relaxations
 from starmin.algorithms.lp.rounding import Group, groups_of, merge_failing, round_lp
 from starmin.data.rowtypes import RowTypes
-from starmin.errors import InvalidInput
+from starmin.errors import InvalidInput, SolverLimit
 from starmin.models.base import PrivacyModel
 from starmin.models.combine import implied_k, parts
 from starmin.transform.plan import Guarantee, ReleasePlan
@@ -103,10 +103,14 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     if not rels:
         return _one_class_per_type(rt)
     rel = primary(rels)
-    cg, groups = rounded(rt, model, rel, max_rounds=int(options.get("max_rounds", 60)),
-                         max_patterns=int(options.get("max_patterns", 5000)),
-                         node_limit=int(options.get("node_limit", 2000)),
-                         max_iterations=options.get("max_iterations"), progress=say)
+    try:
+        cg, groups = rounded(rt, model, rel, max_rounds=int(options.get("max_rounds", 60)),
+                             max_patterns=int(options.get("max_patterns", 5000)),
+                             node_limit=int(options.get("node_limit", 2000)),
+                             max_iterations=options.get("max_iterations"), progress=say)
+    except RuntimeError as exc:  # an LP/MILP solver stopped without a usable answer
+        raise SolverLimit(f"{NAME}: the solver stopped without a usable answer ({exc}); "
+                          "use --method merge-repair (or auto)") from exc
     plan = ReleasePlan.from_groups(
         rt, groups, NAME, GUARANTEE, lower_bound=cg.bound,
         certificate={"lp_value": round(cg.lp_value, 6), "lp_bound": cg.bound,
