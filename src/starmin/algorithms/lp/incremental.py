@@ -227,8 +227,11 @@ class RestrictedLP:
             failed = True
         if failed:  # once more from scratch: a new Glop on the whole program, no basis
             self._solver = self._fresh()
-            res = self._solver.solve(params, mp, None,
-                                     callback_pb2.CallbackRegistrationProto(), None, None)
+            try:
+                res = self._solver.solve(params, mp, None,
+                                         callback_pb2.CallbackRegistrationProto(), None, None)
+            except Exception as exc:  # ABNORMAL again: callers take RuntimeError
+                raise RuntimeError(f"Glop stopped: {exc}") from exc
         if res.termination.reason != _OPTIMAL or not res.solutions:
             raise RuntimeError(f"Glop stopped: {res.termination.detail or res.termination}")
         sol = res.solutions[0]
