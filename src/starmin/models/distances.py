@@ -18,7 +18,7 @@ Liang, Yuan. On the Complexity of t-Closeness Anonymization and Related Problems
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +27,9 @@ from numpy.typing import NDArray
 
 from starmin.errors import InvalidInput
 from starmin.models._params import natural_order, show, text_key
+
+Numerators = Callable[[NDArray[Any]], tuple[NDArray[Any], int]]
+"""``D -> (numerators, scale)`` of one ground distance for fixed values (``prepare``)."""
 
 
 def _pos(x: NDArray[Any]) -> NDArray[Any]:
@@ -45,7 +48,12 @@ class EqualDistance:
     def numerators(self, D: NDArray[Any], values: Sequence[object]) -> tuple[NDArray[Any], int]:
         """``(classes,)`` numerators and the scale: EMD = numerator / (n N scale).
         ``D`` is overwritten (it is a temporary of the caller)."""
-        return np.maximum(D, 0, out=D).sum(axis=1), 1
+        return self.prepare(values)(D)
+
+    def prepare(self, values: Sequence[object]) -> Numerators:
+        """:meth:`numerators` for these ``values``, with what depends on them computed once
+        (nothing, for this distance)."""
+        return lambda D: (np.maximum(D, 0, out=D).sum(axis=1), 1)
 
 
 @dataclass(frozen=True)
@@ -85,13 +93,21 @@ class OrderedDistance:
         return np.array([pos[text_key(v)] for v in values], dtype=np.int64), len(self.order)
 
     def numerators(self, D: NDArray[Any], values: Sequence[object]) -> tuple[NDArray[Any], int]:
+        return self.prepare(values)(D)
+
+    def prepare(self, values: Sequence[object]) -> Numerators:
+        """:meth:`numerators` for these ``values``, their ranks computed once."""
         rank, m = self.ranks(values)
-        if m <= 1:
-            return np.zeros(D.shape[0], dtype=D.dtype), 1
-        full = np.zeros((D.shape[0], m), dtype=D.dtype)
-        full[:, rank] = D
-        cum = np.cumsum(full, axis=1)[:, :-1]
-        return np.abs(cum).sum(axis=1), m - 1
+
+        def numerators(D: NDArray[Any]) -> tuple[NDArray[Any], int]:
+            if m <= 1:
+                return np.zeros(D.shape[0], dtype=D.dtype), 1
+            full = np.zeros((D.shape[0], m), dtype=D.dtype)
+            full[:, rank] = D
+            cum = np.cumsum(full, axis=1)[:, :-1]
+            return np.abs(cum).sum(axis=1), m - 1
+
+        return numerators
 
 
 @dataclass(frozen=True)
@@ -198,19 +214,38 @@ class HierarchicalDistance:
         return np.array([self._leaf[k] for k in keys], dtype=np.int64)
 
     def numerators(self, D: NDArray[Any], values: Sequence[object]) -> tuple[NDArray[Any], int]:
-        rows = self.leaves(values)
-        g, H = D.shape[0], self.height
-        member = self._member[rows].astype(D.dtype)
-        extra = D @ member  # (g, nodes): extra of every internal node
-        # each node's children: leaves (level 1 nodes) or internal nodes (higher levels)
-        pos = _pos(D) @ (member * (self._heights == 1))
-        neg = _pos(-D) @ (member * (self._heights == 1))
-        nodes = len(self._heights)
+        return self.prepare(values)(D)
+
+    def prepare(self, values: Sequence[object]) -> Numerators:
+        """:meth:`numerators` for these ``values``, the node matrices built once: ``member``
+        (value under node), ``leaf_parent`` (value's parent node), ``up`` (node's parent)."""
+        member = self._member[self.leaves(values)]
+        heights, H = self._heights, self.height
+        leaf_parent = member * (heights == 1)
+        nodes = len(heights)
         up = np.zeros((nodes, nodes), dtype=np.int64)
         has_parent = self._child_of >= 0
         up[np.flatnonzero(has_parent), self._child_of[has_parent]] = 1
-        up_t = up.astype(D.dtype)
-        pos = pos + _pos(extra) @ up_t
-        neg = neg + _pos(-extra) @ up_t
-        num = (np.minimum(pos, neg) * self._heights.astype(D.dtype)).sum(axis=1)
-        return (num if g else np.zeros(0, dtype=D.dtype)), H
+        floats = tuple(x.astype(np.float64) for x in (member, leaf_parent, up))
+        exact_below = 2.0**52 / (nodes + 2)
+
+        def numerators(D: NDArray[Any]) -> tuple[NDArray[Any], int]:
+            g = D.shape[0]
+            if g and D.dtype == np.int64 and float(np.abs(D).sum(axis=1).max()) < exact_below:
+                # every sum below is at most sum_i |D_i| times (nodes + 1) in size: under
+                # 2^53, float64 products (BLAS) give the exact integers
+                fm, fl, fu = floats
+                Df = D.astype(np.float64)
+                extra_f = Df @ fm
+                pos_f = np.maximum(Df, 0) @ fl + np.maximum(extra_f, 0) @ fu
+                neg_f = np.maximum(-Df, 0) @ fl + np.maximum(-extra_f, 0) @ fu
+                return (np.minimum(pos_f, neg_f).astype(np.int64) * heights).sum(axis=1), H
+            m, lp, u = (x.astype(D.dtype) for x in (member, leaf_parent, up))
+            extra = D @ m  # (g, nodes): extra of every internal node
+            # each node's children: leaves (level 1 nodes) or internal nodes (higher levels)
+            pos = _pos(D) @ lp + _pos(extra) @ u
+            neg = _pos(-D) @ lp + _pos(-extra) @ u
+            num = (np.minimum(pos, neg) * heights.astype(D.dtype)).sum(axis=1)
+            return (num if g else np.zeros(0, dtype=D.dtype)), H
+
+        return numerators

@@ -126,7 +126,7 @@ def _t_closeness(model: object, o: IntArray, values: Sequence[object]) -> Verdic
     order = getattr(dist, "order", None) or ()
     scale_max = max(len(vals), len(order), getattr(dist, "height", 0), 2)
     per_row = max(N, 1) * scale_max * max(t.numerator, t.denominator)
-    numerators = _numerators(dist, vals)
+    numerators = dist.prepare(vals)
     all_kept = bool(keep.all())
 
     def verdict(h: IntArray) -> NDArray[np.bool_]:
@@ -141,49 +141,3 @@ def _t_closeness(model: object, o: IntArray, values: Sequence[object]) -> Verdic
         return (num * t.denominator <= n * (N * scale) * t.numerator) | (n == 0)
 
     return verdict
-
-
-def _numerators(dist: object, vals: Sequence[object]
-                ) -> Callable[[IntArray], tuple[IntArray, int]]:
-    """``D -> (numerators, scale)`` of the ground distance (Li et al. Sec. 4), its matrices
-    built once for the values ``vals``."""
-    from starmin.models.distances import HierarchicalDistance, OrderedDistance
-
-    if isinstance(dist, OrderedDistance):
-        rank, m = dist.ranks(vals)
-        if m <= 1:
-            return lambda D: (np.zeros(D.shape[0], dtype=np.int64), 1)
-
-        def ordered(D: IntArray) -> tuple[IntArray, int]:
-            full = np.zeros((D.shape[0], m), dtype=np.int64)
-            full[:, rank] = D
-            return np.abs(np.cumsum(full, axis=1)[:, :-1]).sum(axis=1), m - 1
-
-        return ordered
-    if isinstance(dist, HierarchicalDistance):
-        member = dist._member[dist.leaves(vals)]                        # (|S|, nodes)
-        heights = dist._heights
-        leaf_parent = member * (heights == 1)
-        up = np.zeros((len(heights), len(heights)), dtype=np.int64)
-        has_parent = dist._child_of >= 0
-        up[np.flatnonzero(has_parent), dist._child_of[has_parent]] = 1
-        H = dist.height
-        fm, fl, fu = (x.astype(np.float64) for x in (member, leaf_parent, up))
-        exact_below = 2.0**52 / (len(heights) + 2)
-
-        def hierarchical(D: IntArray) -> tuple[IntArray, int]:
-            # Every sum here is at most sum_i |D_i| <= 2 n N times (nodes + 1) in size, so
-            # below 2^53 float64 products (BLAS) are exact integers: the int64 result.
-            if len(D) and float(np.abs(D).sum(axis=1).max()) < exact_below:
-                Df = D.astype(np.float64)
-                extra_f = Df @ fm
-                pos_f = np.maximum(Df, 0) @ fl + np.maximum(extra_f, 0) @ fu
-                neg_f = np.maximum(-Df, 0) @ fl + np.maximum(-extra_f, 0) @ fu
-                return (np.minimum(pos_f, neg_f).astype(np.int64) * heights).sum(axis=1), H
-            extra = D @ member
-            pos = np.maximum(D, 0) @ leaf_parent + np.maximum(extra, 0) @ up
-            neg = np.maximum(-D, 0) @ leaf_parent + np.maximum(-extra, 0) @ up
-            return (np.minimum(pos, neg) * heights).sum(axis=1), H
-
-        return hierarchical
-    return lambda D: (np.maximum(D, 0).sum(axis=1), 1)
