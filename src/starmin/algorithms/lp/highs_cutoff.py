@@ -17,7 +17,7 @@ import warnings
 
 import numpy as np
 
-from starmin.algorithms.lp.master import MILPSolution, Program
+from starmin.algorithms.lp.master import MILPSolution, Program, milp_setup
 
 TOLERANCE = 1e-6
 """Slack on HiGHS's dual bound against the cutoff (its LP tolerances)."""
@@ -27,16 +27,9 @@ def solve(prog: Program, *, upper: int | None, node_limit: int | None = None,
           seconds: float | None = None) -> MILPSolution:
     """``prog`` by HiGHS with the cutoff ``upper - 1/2``. ``infeasible`` in the result means
     proven: no solution with fewer than ``upper`` stars (or none at all without ``upper``)."""
-    from scipy.optimize import Bounds, LinearConstraint, milp
+    from scipy.optimize import Bounds, milp
 
-    cons = [LinearConstraint(prog.A_eq, prog.b_eq, prog.b_eq)]
-    if prog.A_ub.shape[0]:  # type: ignore[attr-defined]
-        cons.append(LinearConstraint(prog.A_ub, -np.inf, prog.b_ub))
-    options: dict[str, object] = {"mip_rel_gap": 0.0, "presolve": True}
-    if node_limit is not None:
-        options["node_limit"] = int(node_limit)
-    if seconds is not None:  # the user's --time-limit
-        options["time_limit"] = float(seconds)
+    cons, options = milp_setup(prog, node_limit=node_limit, seconds=seconds)
     cutoff = None if upper is None else float(upper) - 0.5
     if cutoff is not None:
         options["objective_bound"] = cutoff

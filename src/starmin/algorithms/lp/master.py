@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -274,12 +275,12 @@ class MILPSolution:
     infeasible: bool = False
 
 
-def solve_milp(prog: Program, *, node_limit: int | None = None, gap: float = 0.0,
-               fixed: FloatArray | None = None, seconds: float | None = None) -> MILPSolution:
-    """The MILP by HiGHS branch and bound (``node_limit`` a work limit; no clock unless the
-    user asked for one: ``seconds``, from ``--time-limit``, is HiGHS's wall-clock limit).
-    ``fixed``: ``(X,)`` values for the ``x(b, p)`` (NaN: free)."""
-    from scipy.optimize import Bounds, LinearConstraint, milp
+def milp_setup(prog: Program, *, node_limit: int | None = None, gap: float = 0.0,
+               seconds: float | None = None) -> tuple[list[Any], dict[str, object]]:
+    """SciPy ``milp``'s constraints and HiGHS options for ``prog``: ``node_limit`` a work
+    limit; no clock unless the user asked for one (``seconds``, from ``--time-limit``, is
+    HiGHS's wall-clock limit)."""
+    from scipy.optimize import LinearConstraint
 
     cons = [LinearConstraint(prog.A_eq, prog.b_eq, prog.b_eq)]
     if prog.A_ub.shape[0]:  # type: ignore[attr-defined]
@@ -289,6 +290,16 @@ def solve_milp(prog: Program, *, node_limit: int | None = None, gap: float = 0.0
         options["node_limit"] = int(node_limit)
     if seconds is not None:  # the user's --time-limit: the result may depend on the clock
         options["time_limit"] = float(seconds)
+    return cons, options
+
+
+def solve_milp(prog: Program, *, node_limit: int | None = None, gap: float = 0.0,
+               fixed: FloatArray | None = None, seconds: float | None = None) -> MILPSolution:
+    """The MILP by HiGHS branch and bound (limits as in :func:`milp_setup`). ``fixed``:
+    ``(X,)`` values for the ``x(b, p)`` (NaN: free)."""
+    from scipy.optimize import Bounds, milp
+
+    cons, options = milp_setup(prog, node_limit=node_limit, gap=gap, seconds=seconds)
     lower, upper = np.zeros(len(prog.c)), prog.upper.copy()
     if fixed is not None:
         pin = ~np.isnan(fixed)
