@@ -101,21 +101,14 @@ class RestrictedLP:
         rows = np.concatenate([eq_row, con0 + n_eq_new + A_ub.row]).astype(np.int64)
         cols = np.concatenate([A_eq.col, A_ub.col]).astype(np.int64) + var0
         vals = np.concatenate([A_eq.data, A_ub.data]).astype(np.float64)
-        order = np.lexsort((cols, rows))
         up = model_update_pb2.ModelUpdateProto()
-        _new_variables(up, var0, nv)
+        _new_variables(up, var0, nv, prog.c)
         ncp = up.new_linear_constraints
         ncp.ids.extend(range(con0, con0 + n_eq_new + n_ub))
         ncp.lower_bounds.extend(np.concatenate(
             [prog.b_eq[P:], np.full(n_ub, -np.inf)]).tolist())
         ncp.upper_bounds.extend(np.concatenate([prog.b_eq[P:], prog.b_ub]).tolist())
-        nz = np.nonzero(prog.c)[0]
-        up.objective_updates.linear_coefficients.ids.extend((nz + var0).tolist())
-        up.objective_updates.linear_coefficients.values.extend(prog.c[nz].tolist())
-        mat = up.linear_constraint_matrix_updates
-        mat.row_ids.extend(rows[order].tolist())
-        mat.column_ids.extend(cols[order].tolist())
-        mat.coefficients.extend(vals[order].tolist())
+        _matrix_entries(up, rows, cols, vals)
         self._update(up)
         self._n_vars += nv
         self._n_cons += n_eq_new + n_ub
@@ -137,17 +130,8 @@ class RestrictedLP:
             return
         var0, nv = self._n_vars, rays.B
         up = model_update_pb2.ModelUpdateProto()
-        _new_variables(up, var0, nv)
-        nz = np.nonzero(rays.stars)[0]
-        up.objective_updates.linear_coefficients.ids.extend((nz + var0).tolist())
-        up.objective_updates.linear_coefficients.values.extend(
-            rays.stars[nz].astype(np.float64).tolist())
-        rows, cols = rays.pair_of, rays.block_of + var0
-        order = np.lexsort((cols, rows))
-        mat = up.linear_constraint_matrix_updates
-        mat.row_ids.extend(rows[order].tolist())
-        mat.column_ids.extend(cols[order].tolist())
-        mat.coefficients.extend(share[order].tolist())
+        _new_variables(up, var0, nv, rays.stars.astype(np.float64))
+        _matrix_entries(up, rays.pair_of, rays.block_of + var0, share)
         self._update(up)
         self._n_vars += nv
         r = self._rays
@@ -259,10 +243,23 @@ def _dense(vec: Any, n: int) -> FloatArray:
     return out
 
 
-def _new_variables(up: Any, var0: int, nv: int) -> None:
-    """Continuous variables ``var0 .. var0 + nv - 1`` in ``[0, inf)`` in a MathOpt update."""
+def _new_variables(up: Any, var0: int, nv: int, cost: FloatArray) -> None:
+    """Continuous variables ``var0 .. var0 + nv - 1`` in ``[0, inf)`` with objective
+    coefficients ``cost`` (the nonzero ones sent) in a MathOpt update."""
     nvp = up.new_variables
     nvp.ids.extend(range(var0, var0 + nv))
     nvp.lower_bounds.extend(np.zeros(nv).tolist())
     nvp.upper_bounds.extend(np.full(nv, np.inf).tolist())
     nvp.integers.extend([False] * nv)
+    nz = np.nonzero(cost)[0]
+    up.objective_updates.linear_coefficients.ids.extend((nz + var0).tolist())
+    up.objective_updates.linear_coefficients.values.extend(cost[nz].tolist())
+
+
+def _matrix_entries(up: Any, rows: IntArray, cols: IntArray, vals: FloatArray) -> None:
+    """Constraint-matrix entries in a MathOpt update, in the row-major order it requires."""
+    order = np.lexsort((cols, rows))
+    mat = up.linear_constraint_matrix_updates
+    mat.row_ids.extend(rows[order].tolist())
+    mat.column_ids.extend(cols[order].tolist())
+    mat.coefficients.extend(vals[order].tolist())
