@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import starmin
+from starmin.algorithms.diversity_levels import levels
 from starmin.algorithms.exact import brute_force
 from starmin.algorithms.l_diversity_bound import (
     diversity_lower_bounds,
@@ -109,3 +110,42 @@ def test_reported_bound_does_not_depend_on_the_method() -> None:
         assert r.report["stars"] >= r.report["lower_bound"]
     assert len({repr(v) for v in seen.values()}) == 1, seen
     assert seen["tp"][1]["l_frequency"] > 0
+
+
+def test_levels_weigh_the_rows_that_must_carry_stars() -> None:
+    # A = (0, 0, 0) holds only a, B = (1, 1, 0) only b: no one-star group holds both, the
+    # two-star group (*, *, 0) does, so each of the four rows carries two stars (the optimum)
+    rt = from_rows([[0, 0, 0]] * 2 + [[1, 1, 0]] * 2, [0, 0, 1, 1])
+    assert levels(rt.codes, rt.counts, 2, np.array([True, True])).tolist() == [2, 2]
+    assert diversity_lower_bounds(rt, [DistinctLDiversity(2)]) == {"distinct_values": 8}
+    assert diversity_lower_bounds(rt, [LDiversity(2)])["l_frequency"] == 8
+    assert brute_force.solve(rt, DistinctLDiversity(2)).stars == 8
+    # without the codes (or with a budget below the first level) each row counts one star
+    assert few_values_bound(rt.counts, 2) == 4
+    assert levels(rt.codes, rt.counts, 2, np.array([True, True]), max_patterns=2).tolist() == [1, 1]
+    # a row type that needs no star has level 0
+    assert levels(rt.codes, rt.counts, 2, np.array([True, False])).tolist() == [2, 0]
+
+
+@pytest.mark.parametrize("q", [2, 3])
+def test_levels_never_exceed_the_optimum(q: int) -> None:
+    """Level-weighted bounds on their own (the report takes the best of all bounds, so this
+    is where a wrong level would show), against brute force; some tables need level 2+."""
+    deeper = checked = 0
+    for seed in range(80):
+        rng = np.random.default_rng(100 + seed)
+        n, m = 6 + seed % 5, 2 + seed % 2
+        X = rng.integers(0, 2, size=(n, m))
+        rt = starmin.RowTypes.from_arrays(X, rng.integers(0, q + seed % 2, size=n))
+        for model, bound in ((DistinctLDiversity(q), few_values_bound(rt.counts, q, rt.codes)),
+                             (LDiversity(q), frequency_tuple_bound(rt.counts, q, rt.codes))):
+            opt = _optimum(rt, model)
+            if opt is None:
+                continue
+            checked += 1
+            assert bound <= opt, (seed, model.name, bound, opt)
+            plain = (few_values_bound(rt.counts, q) if isinstance(model, DistinctLDiversity)
+                     else frequency_tuple_bound(rt.counts, q))
+            deeper += bound > plain
+    assert checked >= 30
+    assert deeper >= 3  # the levels raise the bound on some tables, not only on literal ones

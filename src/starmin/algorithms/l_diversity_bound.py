@@ -14,15 +14,20 @@ at least one star.
   Tao's ``max(|R1|, l * h(R1))`` (proof of Cor. 1, and Cor. 2): ``R1`` is what phase one of TP
   must remove so that each row type keeps its largest l-eligible sub-multiset, ``h(R1)`` the
   largest count of one sensitive value in ``R1``. It counts suppressed tuples, hence stars.
+  Weighed by levels it is stronger: ``sum_v |R1(v)| level(v)``, where ``level(v)`` is the
+  fewest stars of a vector whose group holds ``l`` distinct values (:mod:`.diversity_levels`):
+  the class of a row that leaves ``v`` lies in such a group. The bound is the larger of the two.
 - ``distinct_values``: for every model that needs ``q`` distinct sensitive values per class
   (distinct, entropy and recursive (c, l)-diversity need ``l``, since entropy ``>= log l`` and
-  ``r_l > 0`` both need ``l`` values; frequency l-diversity ``l``; p-sensitivity ``p``): the rows
-  of the row types that hold fewer than ``q`` distinct values.
+  ``r_l > 0`` both need ``l`` values; frequency l-diversity ``l``; p-sensitivity ``p``): every
+  row of a row type that holds fewer than ``q`` distinct values carries a star, and at least
+  ``level(v)`` of them.
 
 With several sensitive columns each column's histogram is bounded on its own (a release must
 satisfy the model on every column) and the largest bound counts.
 
-Complexity: O(t_in x |S|) per model part and sensitive column.
+Complexity: O(t_in x |S|) per model part and sensitive column, and the levels' pattern
+enumeration (:mod:`.diversity_levels`, at most 4,096 patterns).
 
 References: Xiao, Yi & Tao, Sec. 5.2 (phase one), Cor. 1 and 2; Machanavajjhala et al. for the
 l-diversity forms.
@@ -34,6 +39,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from starmin.algorithms.approx.tp_phases import phase_one_heights
+from starmin.algorithms.diversity_levels import levels
 from starmin.data.rowtypes import RowTypes
 from starmin.models.base import PrivacyModel
 from starmin.models.l_diversity import (
@@ -45,22 +51,34 @@ from starmin.models.l_diversity import (
 from starmin.models.p_sensitive import PSensitiveKAnonymity
 
 
-def frequency_tuple_bound(counts: NDArray[np.integer], l: int) -> int:
-    """Xiao et al.'s ``max(|R1|, l * h(R1))`` for one ``(t_in, |S|)`` histogram."""
+def frequency_tuple_bound(counts: NDArray[np.integer], l: int,
+                          codes: NDArray[np.integer] | None = None) -> int:
+    """Xiao et al.'s ``max(|R1|, l * h(R1))`` for one ``(t_in, |S|)`` histogram; with the
+    row types' ``codes``, also ``sum_v |R1(v)| level(v)`` (the module docstring)."""
     counts = np.asarray(counts, dtype=np.int64)
     if counts.size == 0:
         return 0
-    r1 = (counts - np.minimum(counts, phase_one_heights(counts, l)[:, None])).sum(axis=0)
-    return max(int(r1.sum()), l * int(r1.max(initial=0)))
+    leave = counts - np.minimum(counts, phase_one_heights(counts, l)[:, None])
+    r1 = leave.sum(axis=0)
+    bound = max(int(r1.sum()), l * int(r1.max(initial=0)))
+    if codes is not None:
+        per_type = leave.sum(axis=1)
+        lev = levels(codes, counts, l, per_type > 0)
+        bound = max(bound, int(per_type @ lev))
+    return bound
 
 
-def few_values_bound(counts: NDArray[np.integer], q: int) -> int:
-    """Rows of the row types holding fewer than ``q`` distinct sensitive values."""
+def few_values_bound(counts: NDArray[np.integer], q: int,
+                     codes: NDArray[np.integer] | None = None) -> int:
+    """Rows of the row types holding fewer than ``q`` distinct sensitive values; with the
+    row types' ``codes``, each weighed by its row type's level (the module docstring)."""
     counts = np.asarray(counts, dtype=np.int64)
     if counts.size == 0 or q <= 1:
         return 0
     few = (counts > 0).sum(axis=1) < q
-    return int(counts[few].sum())
+    if codes is None:
+        return int(counts[few].sum())
+    return int(counts.sum(axis=1) @ levels(codes, counts, q, few))
 
 
 def distinct_values_needed(model: PrivacyModel) -> int:
@@ -82,9 +100,9 @@ def diversity_lower_bounds(rt: RowTypes, parts: list[PrivacyModel]) -> dict[str,
     for part in parts:
         q = distinct_values_needed(part)
         if q > 1:
-            v = max(few_values_bound(h, q) for h in histograms)
+            v = max(few_values_bound(h, q, rt.codes) for h in histograms)
             out["distinct_values"] = max(out.get("distinct_values", 0), v)
         if isinstance(part, LDiversity):
-            v = max(frequency_tuple_bound(h, int(part.l)) for h in histograms)
+            v = max(frequency_tuple_bound(h, int(part.l), rt.codes) for h in histograms)
             out["l_frequency"] = max(out.get("l_frequency", 0), v)
     return out
