@@ -14,9 +14,11 @@ at least one star.
   Tao's ``max(|R1|, l * h(R1))`` (proof of Cor. 1, and Cor. 2): ``R1`` is what phase one of TP
   must remove so that each row type keeps its largest l-eligible sub-multiset, ``h(R1)`` the
   largest count of one sensitive value in ``R1``. It counts suppressed tuples, hence stars.
-  Weighed by levels it is stronger: ``sum_v |R1(v)| level(v)``, where ``level(v)`` is the
-  fewest stars of a vector whose group holds ``l`` distinct values (:mod:`.diversity_levels`):
-  the class of a row that leaves ``v`` lies in such a group. The bound is the larger of the two.
+  Weighed by levels it is stronger: a row that leaves ``v`` carries at least ``level(v)``
+  stars, the fewest stars of a vector whose group holds ``l`` distinct values
+  (:mod:`.diversity_levels`), since its class lies in such a group; so ``|R1|`` becomes
+  ``sum_v |R1(v)| level(v)`` and ``h(R1)`` the most stars the leaving rows of one value carry
+  (:func:`frequency_tuple_bound`).
 - ``distinct_values``: for every model that needs ``q`` distinct sensitive values per class
   (distinct, entropy and recursive (c, l)-diversity need ``l``, since entropy ``>= log l`` and
   ``r_l > 0`` both need ``l`` values; frequency l-diversity ``l``; p-sensitivity ``p``): every
@@ -53,19 +55,28 @@ from starmin.models.p_sensitive import PSensitiveKAnonymity
 
 def frequency_tuple_bound(counts: NDArray[np.integer], l: int,
                           codes: NDArray[np.integer] | None = None) -> int:
-    """Xiao et al.'s ``max(|R1|, l * h(R1))`` for one ``(t_in, |S|)`` histogram; with the
-    row types' ``codes``, also ``sum_v |R1(v)| level(v)`` (the module docstring)."""
+    """Xiao et al.'s ``max(|R1|, l * h(R1))`` for one ``(t_in, |S|)`` histogram, in its
+    stronger form ``max(sum_u w_u, l max_u w_u)``: ``w_u`` is the stars the leaving rows of
+    value ``u`` carry at least, one per row, or with the row types' ``codes``
+    ``sum_v L(v, u) level(v)`` (the module docstring).
+
+    Why: a row type keeps at most ``h*(v)`` rows of each value star-free, its phase-one
+    height (every l-eligible sub-multiset with largest count ``M`` has ``sum_w min(c_w, M)
+    >= l M``, and that set of heights is an interval from 0, as ``sum_w min(c_w, h) - l h``
+    is concave), so ``L(v, u) = c(v, u) - min(c(v, u), h*(v))`` rows of ``(v, u)`` carry
+    stars. A class with ``s`` stars holds at most ``|C| / l`` rows of value ``u``: weighing
+    ``|C| >= l x_u(C)`` by ``s`` and summing over the classes, the stars are at least ``l``
+    times the stars the rows of ``u`` carry (Xiao et al.'s ``l * h(R1)`` counts one star per
+    row)."""
     counts = np.asarray(counts, dtype=np.int64)
     if counts.size == 0:
         return 0
     leave = counts - np.minimum(counts, phase_one_heights(counts, l)[:, None])
-    r1 = leave.sum(axis=0)
-    bound = max(int(r1.sum()), l * int(r1.max(initial=0)))
-    if codes is not None:
-        per_type = leave.sum(axis=1)
-        lev = levels(codes, counts, l, per_type > 0)
-        bound = max(bound, int(per_type @ lev))
-    return bound
+    if codes is None:
+        w = leave.sum(axis=0)
+    else:
+        w = levels(codes, counts, l, leave.sum(axis=1) > 0) @ leave
+    return max(int(w.sum()), l * int(w.max(initial=0)))
 
 
 def few_values_bound(counts: NDArray[np.integer], q: int,
