@@ -1,0 +1,89 @@
+"""The level start of merge-repair (frequency l-diversity): every class it forms at a level is
+l-eligible, no row is lost, its rows sit at no more stars than their level, and the release
+built on it satisfies the model and is never below the optimum (brute force)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from starmin.algorithms.approx.tp_phases import phase_one_heights
+from starmin.algorithms.diversity_levels import levels
+from starmin.algorithms.exact import brute_force
+from starmin.algorithms.heuristic import merge_repair
+from starmin.algorithms.heuristic._level_start import level_plan
+from starmin.data.rowtypes import RowTypes
+from starmin.errors import Infeasible
+from starmin.models import AllOf, KAnonymity, LDiversity
+from starmin.models.apply import check_feasible, holds
+from tests.helpers.tables import from_rows, random_table
+
+
+def _feasible(model: LDiversity | AllOf, rt: RowTypes) -> bool:
+    try:
+        check_feasible(model, rt)
+    except Infeasible:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("l", [2, 3])
+def test_the_start_keeps_every_row_and_its_level_classes_are_eligible(l: int) -> None:
+    checked = 0
+    for seed in range(40):
+        m = 3 + seed % 3
+        rt = random_table(900 + seed, 40 + seed, m, values=[2, 3, 2, 4, 3][:m], s=3 + seed % 2)
+        if not _feasible(LDiversity(l), rt):
+            continue
+        checked += 1
+        plan = level_plan(rt, l, "t", merge_repair.GUARANTEE)
+        plan.validate(rt)
+        assert np.array_equal(plan.class_key_counts(rt.s).sum(axis=0), rt.counts.sum(axis=0))
+        got = np.zeros_like(rt.counts)
+        np.add.at(got, (plan.type_idx, plan.key_idx), plan.count)
+        assert np.array_equal(got, rt.counts)  # every row once
+        ok = holds(LDiversity(l), rt, plan.class_key_counts(rt.s))
+        spo = plan.stars_per_output
+        starred = spo > 0
+        assert ok[starred].all()  # every class formed at a level is l-eligible
+        # the star-free classes are the row types' kept parts, plus their rows left over
+        # when nothing took them: a row type's star-free class holds all of its kept rows
+        counts = rt.counts.astype(np.int64)
+        kept = np.minimum(counts, phase_one_heights(counts, l)[:, None]).sum(axis=1)
+        free_rows = np.bincount(plan.type_idx, weights=plan.count * (~starred[plan.out_idx]),
+                                minlength=rt.t_in)
+        assert (free_rows >= kept).all()
+        # a starred row of v sits at least at v's level (the bound's argument, on the start)
+        lev = levels(rt.codes, rt.counts, l, np.ones(rt.t_in, dtype=bool))
+        at = spo[plan.out_idx]
+        assert (at[at > 0] >= lev[plan.type_idx[at > 0]]).all()
+    assert checked >= 12
+
+
+@pytest.mark.parametrize("model", [LDiversity(2), LDiversity(3),
+                                   AllOf(KAnonymity(2), LDiversity(3))], ids=lambda m: m.name)
+def test_releases_from_the_level_start_satisfy_the_model_and_stay_above_the_optimum(
+        model: LDiversity | AllOf) -> None:
+    checked = 0
+    for seed in range(30):
+        rng = np.random.default_rng(700 + seed)
+        n, m = int(rng.integers(6, 11)), int(rng.integers(2, 4))
+        X = rng.integers(0, 2 + seed % 2, size=(n, m))
+        rt = RowTypes.from_arrays(X, rng.permutation(np.arange(n) % (3 + seed % 2)))
+        if not _feasible(model, rt):
+            continue
+        checked += 1
+        plan = merge_repair.solve(rt, model, start="levels")
+        assert holds(model, rt, plan.class_key_counts(rt.s)).all()
+        assert plan.stars >= brute_force.solve(rt, model).stars
+        assert plan.certificate["start"] == "levels"
+    assert checked >= 10
+
+
+def test_a_literal_table() -> None:
+    # A = (0, 0) holds a, a, b; B = (0, 1) holds a, b, b; l = 2 keeps a, b of each star-free
+    # and the left-over a (of A) and b (of B) meet at one star in (0, *): 2 stars in all
+    rt = from_rows([[0, 0]] * 3 + [[0, 1]] * 3, [0, 0, 1, 0, 1, 1])
+    plan = level_plan(rt, 2, "t", merge_repair.GUARANTEE)
+    assert plan.stars == 2 == brute_force.solve(rt, LDiversity(2)).stars
+    assert holds(LDiversity(2), rt, plan.class_key_counts(rt.s)).all()
