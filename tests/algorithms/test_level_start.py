@@ -13,13 +13,21 @@ from starmin.algorithms.exact import brute_force
 from starmin.algorithms.heuristic import merge_repair
 from starmin.algorithms.heuristic._level_start import level_plan
 from starmin.data.rowtypes import RowTypes
-from starmin.errors import Infeasible
-from starmin.models import AllOf, KAnonymity, LDiversity
+from starmin.errors import Infeasible, InvalidInput
+from starmin.models import (
+    AllOf,
+    DistinctLDiversity,
+    EntropyLDiversity,
+    KAnonymity,
+    LDiversity,
+    TCloseness,
+)
 from starmin.models.apply import check_feasible, holds
+from starmin.models.base import PrivacyModel
 from tests.helpers.tables import from_rows, random_table
 
 
-def _feasible(model: LDiversity | AllOf, rt: RowTypes) -> bool:
+def _feasible(model: PrivacyModel, rt: RowTypes) -> bool:
     try:
         check_feasible(model, rt)
     except Infeasible:
@@ -36,7 +44,8 @@ def test_the_start_keeps_every_row_and_its_level_classes_are_eligible(l: int) ->
         if not _feasible(LDiversity(l), rt):
             continue
         checked += 1
-        plan = level_plan(rt, l, "t", merge_repair.GUARANTEE)
+        judge = merge_repair.make_judge(LDiversity(l), rt)
+        plan = level_plan(rt, judge, l, "t", merge_repair.GUARANTEE)
         plan.validate(rt)
         assert np.array_equal(plan.class_key_counts(rt.s).sum(axis=0), rt.counts.sum(axis=0))
         got = np.zeros_like(rt.counts)
@@ -84,6 +93,36 @@ def test_a_literal_table() -> None:
     # A = (0, 0) holds a, a, b; B = (0, 1) holds a, b, b; l = 2 keeps a, b of each star-free
     # and the left-over a (of A) and b (of B) meet at one star in (0, *): 2 stars in all
     rt = from_rows([[0, 0]] * 3 + [[0, 1]] * 3, [0, 0, 1, 0, 1, 1])
-    plan = level_plan(rt, 2, "t", merge_repair.GUARANTEE)
+    judge = merge_repair.make_judge(LDiversity(2), rt)
+    plan = level_plan(rt, judge, 2, "t", merge_repair.GUARANTEE)
     assert plan.stars == 2 == brute_force.solve(rt, LDiversity(2)).stars
     assert holds(LDiversity(2), rt, plan.class_key_counts(rt.s)).all()
+
+
+@pytest.mark.parametrize("model", [DistinctLDiversity(2), EntropyLDiversity(2),
+                                   TCloseness("0.4"), KAnonymity(2)], ids=lambda m: m.name)
+def test_other_models_take_whole_pools_the_model_passes(model: PrivacyModel) -> None:
+    checked = 0
+    for seed in range(30):
+        rng = np.random.default_rng(300 + seed)
+        n, m = int(rng.integers(6, 11)), int(rng.integers(2, 4))
+        rt = RowTypes.from_arrays(rng.integers(0, 2, size=(n, m)),
+                                  rng.permutation(np.arange(n) % 3))
+        if not _feasible(model, rt):
+            continue
+        checked += 1
+        judge = merge_repair.make_judge(model, rt)
+        start = level_plan(rt, judge, None, "t", merge_repair.GUARANTEE)
+        start.validate(rt)
+        ok = holds(model, rt, start.class_key_counts(rt.s))
+        assert ok[start.stars_per_output > 0].all()  # every class formed at a level passes
+        plan = merge_repair.solve(rt, model, start="levels")
+        assert holds(model, rt, plan.class_key_counts(rt.s)).all()
+        assert plan.stars >= brute_force.solve(rt, model).stars
+    assert checked >= 10
+
+
+def test_wide_tables_are_refused_with_the_fix() -> None:
+    rt = random_table(5, 30, 17, values=2, s=3)
+    with pytest.raises(InvalidInput, match="start='auto'"):
+        merge_repair.solve(rt, LDiversity(2), start="levels")

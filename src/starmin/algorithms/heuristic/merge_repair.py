@@ -156,7 +156,10 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     """A release satisfying ``model`` (heuristic; see the module docstring).
 
     Options: ``start`` (``"auto"`` default: ``"diverse"`` for frequency l-diversity, else
-    ``"pattern-packing"``; ``"rows"``: the row types; ``"pattern-packing"``; ``"diverse"``),
+    ``"pattern-packing"``; ``"rows"``: the row types; ``"pattern-packing"``; ``"diverse"``;
+    ``"levels"`` (:mod:`._level_start`); several names: each runs, the best release is kept;
+    ``"auto"`` for frequency l-diversity on one sensitive column runs ``"levels"`` and
+    ``"diverse"``),
     ``start_k`` (the class size pattern-packing starts from; default
     :func:`._start.start_size`), ``start_lp_levels`` (the levels with a bucket LP in that
     start, default 3; 0: the greedy levels only), ``width`` (partners judged per merge,
@@ -237,23 +240,27 @@ def generic_judge(model: PrivacyModel, rt: RowTypes) -> Judge:
 
 def expand_start(name: str, model: PrivacyModel, rt: RowTypes) -> tuple[str, ...]:
     """The starts option ``name`` stands for: ``"auto"`` is ``"levels"`` and ``"diverse"``
-    (both run, the better release kept) where the level start suits (:func:`level_suits`),
-    else one start chosen in :func:`initial_plan`. ``InvalidInput`` when ``"levels"`` is asked
-    for a model or table it does not take."""
+    (both run, the better release kept) where :func:`level_suits`, else one start chosen in
+    :func:`initial_plan`. ``InvalidInput`` when ``"levels"`` is asked for a table wider than
+    :data:`LEVEL_MAX_M` columns (or with none)."""
     if name == "auto" and level_suits(model, rt):
         return ("levels", "diverse")
-    if name == "levels" and not level_suits(model, rt):
-        raise InvalidInput(f"start 'levels' of {NAME} takes frequency l-diversity (alone or "
-                           f"with k <= l) on one sensitive column and at most {LEVEL_MAX_M} QI "
-                           f"columns, not {model.name} here: use start='diverse' or 'auto'")
+    if name == "levels" and not 0 < rt.m <= LEVEL_MAX_M:
+        raise InvalidInput(f"start 'levels' of {NAME} enumerates every pattern of the QI "
+                           f"columns and takes 1 to {LEVEL_MAX_M} of them, not {rt.m}: use "
+                           f"start='auto'")
     return (name,)
 
 
 def level_suits(model: PrivacyModel, rt: RowTypes) -> bool:
-    """Whether the level start (:mod:`._level_start`) takes ``model`` on ``rt``: the diverse
-    start's models (:func:`diverse_suits`), one sensitive column, ``m <= 16``. On ARX adult (8
-    QIs, occupation) it released 3.5 / 11.5 / 11 % fewer stars than the diverse start for
-    frequency l = 2 / 3 / 4, and 4-7 % more for l = 5 and 6; ``auto`` runs both."""
+    """Whether ``start="auto"`` runs the level start (:mod:`._level_start`) beside the diverse
+    start: the diverse start's models (:func:`diverse_suits`), one sensitive column, ``m <=
+    16``. On ARX adult (8 QIs, occupation) it released 3.5 / 11.5 / 11 % fewer stars than the
+    diverse start for frequency l = 2 / 3 / 4, and 4-7 % more for l = 5 and 6. For distinct l
+    = 2 / 3 / 6, entropy l = 3, recursive (4, 3), p = 3 with k = 5 and t = 0.2 (rule
+    ``spread``) it was within -1.9 % to +5 % of pattern-packing's start, better only for
+    distinct l >= 3, so ``auto`` keeps pattern-packing's there; ``start="levels"`` takes any
+    model."""
     return diverse_suits(model) and len(rt.sensitive) == 1 and 0 < rt.m <= LEVEL_MAX_M
 
 
@@ -261,10 +268,14 @@ LEVEL_MAX_M = 16
 """Widest table the level start takes (it enumerates every pattern of ``m`` columns)."""
 
 
-def level_l(model: PrivacyModel) -> int:
-    """The ``l`` of the frequency l-diversity part of ``model``."""
+def level_l(model: PrivacyModel, rt: RowTypes) -> int | None:
+    """The ``l`` of frequency l-diversity when the level start may use phase one for it (the
+    model is the diverse start's, :func:`diverse_suits`, on one sensitive column); else
+    ``None`` (the start then takes whole pools the model's judge passes)."""
     from starmin.models.l_diversity import LDiversity
 
+    if not (diverse_suits(model) and len(rt.sensitive) == 1):
+        return None
     parts = getattr(model, "models", None) or (model,)
     return max(int(p.l) for p in parts if isinstance(p, LDiversity))
 
@@ -284,7 +295,7 @@ def initial_plan(rt: RowTypes, model: PrivacyModel, st: Settings, seed: int, jud
     if start == "levels":
         from starmin.algorithms.heuristic._level_start import level_plan
 
-        return "levels", level_plan(rt, level_l(model), NAME, GUARANTEE)
+        return "levels", level_plan(rt, judge, level_l(model, rt), NAME, GUARANTEE)
     if start == "diverse" or (start == "auto" and diverse_suits(model)):
         from starmin.algorithms.heuristic._diverse_start import diverse_plan
 
