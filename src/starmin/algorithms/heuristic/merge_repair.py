@@ -64,6 +64,7 @@ N. Li, T. Li and S. Venkatasubramanian, ICDE 2007, Sec. 4 (t-closeness, EMD).
 from __future__ import annotations
 
 import heapq
+import math
 import time
 from dataclasses import dataclass, replace
 from typing import Any
@@ -258,7 +259,7 @@ def level_suits(model: PrivacyModel, rt: RowTypes) -> bool:
     16``. On ARX adult (8 QIs, occupation) it released 3.5 / 11.5 / 11 % fewer stars than the
     diverse start for frequency l = 2 / 3 / 4, and 4-7 % more for l = 5 and 6. For distinct l
     = 2 / 3 / 6, entropy l = 3, recursive (4, 3), p = 3 with k = 5 and t = 0.2 (rule
-    ``spread``) it was within -1.9 % to +5 % of pattern-packing's start, better only for
+    ``spread``) it was within -1.9 % to +5.6 % of pattern-packing's start, better only for
     distinct l >= 3, so ``auto`` keeps pattern-packing's there; ``start="levels"`` takes any
     model."""
     return diverse_suits(model) and len(rt.sensitive) == 1 and 0 < rt.m <= LEVEL_MAX_M
@@ -465,10 +466,14 @@ def auto_run(model: PrivacyModel, rt: RowTypes, units_left: float) -> AutoRun:
     rule ``spread``, and rule ``spread`` without polishing (:func:`diverse_work`); where the
     level start suits too (:func:`level_suits`), first both starts with both rules and with
     rule ``spread`` (:func:`level_work`), then the level start with rule ``spread``, then the
-    diverse start's variants. On adult (8 QIs, occupation; 7.4 of the 8 units left when
-    merge-repair's turn comes) that is the level start with rule ``spread`` for every l: 3.7 /
-    15 / 14 / 1.9 % fewer stars than before for frequency l = 2 / 3 / 4 / 5, 7 % more for
-    l = 6 (docs/algorithms/merge-repair.md)."""
+    diverse start's variants. The repair after the level start grows faster with ``l`` than
+    the estimate (the rows no level places; adult, the whole run with rule ``spread``: 2.0 /
+    2.4 / 3.3 / 13.2 CPU s for l = 2 / 3 / 4 / 6), so its estimate is the diverse start's
+    repair times ``sqrt(k / 2)``. On adult (8 QIs, occupation; 7.4 of the 8 units left when
+    merge-repair's turn comes) the ladder takes the level start with rule ``spread`` for
+    l = 2, 3, 4 (4, 16 and 13 % fewer stars than the diverse start without polishing, taken
+    before) and that diverse variant for l = 5 and 6, where the level start released 5 % fewer
+    and 7 % more stars at 8-13 CPU s (docs/benchmarks.md)."""
     from starmin.algorithms.heuristic.pattern_packing import greedy_work, lp_work
 
     k = start_size(model, rt, make_judge(model, rt))
@@ -484,7 +489,8 @@ def auto_run(model: PrivacyModel, rt: RowTypes, units_left: float) -> AutoRun:
             both = start + level_work(rt)
             runs = [AutoRun(both + 4 * after),
                     AutoRun(both + 2 * after, {"rules": ("spread",)}, "rule spread only"),
-                    AutoRun(level_work(rt) + after, {"start": "levels", "rules": ("spread",)},
+                    AutoRun(level_work(rt) + after * math.sqrt(k / 2),
+                            {"start": "levels", "rules": ("spread",)},
                             "level start only, rule spread only"),
                     replace(runs[1], options={"start": "diverse", "rules": ("spread",)},
                             note="diverse start only, rule spread only"),
