@@ -198,3 +198,63 @@ def test_an_iteration_budget_stops_early_with_a_certified_bound(name: str) -> No
             assert cut.bound <= full.bound
             stopped += cut.rounds < full.rounds
     assert stopped > 0
+
+
+def test_when_glop_fails_twice_scipys_highs_solves_the_same_program(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A round on which Glop fails (numerical trouble on some mid-size tables) and fails again
+    from scratch is solved by SciPy's HiGHS: the same value, duals that price every block of
+    the program out (reduced costs >= 0), and column generation still certifies its bound."""
+    import starmin.algorithms.lp.incremental as inc
+
+    checked = 0
+    for rt in tables(6, 6):
+        pairs = Pairs.of(rt)
+        allv = useful_blocks(rt, pairs)
+        rel = relaxations(MODELS["l2"], rt)[0]
+        star = _all_star(rt, pairs)
+        try:
+            solve_lp(build(pairs, rel, star))
+        except RuntimeError:
+            continue
+        good = RestrictedLP(pairs, rel)
+        good.add(_concat(star, allv))
+        want = good.solve()
+        lp = RestrictedLP(pairs, rel)
+        lp.add(_concat(star, allv))
+        lp._solver = _broken()
+        monkeypatch.setattr(lp, "_fresh", _broken)
+        got = lp.solve()
+        assert got.value == pytest.approx(want.value, rel=1e-7, abs=1e-6)
+        assert len(got.x) == len(want.x)
+        assert float(got.x @ np.ones(len(got.x))) > 0
+        # the duals bound the program: pi . count is the LP value (strong duality)
+        assert float(pairs.count @ got.pi) == pytest.approx(got.value, rel=1e-6, abs=1e-6)
+        checked += 1
+    assert checked >= 3
+    # column generation on a table whose every Glop solve fails: the same certified bound
+    rt = next(iter(tables(6, 1)))
+    rel = relaxations(MODELS["l2"], rt)[0]
+    want_cg = column_generation(rt, rel)
+    monkeypatch.setattr(inc.RestrictedLP, "_fresh", lambda self: _broken())
+    real_init = inc.RestrictedLP.__init__
+
+    def init(self: inc.RestrictedLP, *a: object, **k: object) -> None:
+        real_init(self, *a, **k)  # type: ignore[arg-type]
+        self._solver = _broken()
+
+    monkeypatch.setattr(inc.RestrictedLP, "__init__", init)
+    got_cg = column_generation(rt, rel)
+    assert got_cg.bound == want_cg.bound
+    assert got_cg.lp_value == pytest.approx(want_cg.lp_value, rel=1e-7, abs=1e-6)
+
+
+def _broken() -> object:
+    class Broken:
+        def solve(self, *args: object) -> object:
+            raise RuntimeError("ABNORMAL")
+
+        def update(self, *args: object) -> bool:
+            return True
+
+    return Broken()

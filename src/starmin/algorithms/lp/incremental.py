@@ -17,7 +17,8 @@ Glop runs single-threaded with presolve off; its only limit is an iteration coun
 limit), so the same input gives the same LP solution, duals and bytes on every machine. When
 a warm-started solve fails numerically (Glop's ``ABNORMAL``, seen once on a 300-row table),
 a new Glop receives the whole program (the start and every update, replayed) and solves it
-from scratch: still deterministic.
+from scratch; when that fails too, SciPy's HiGHS solves the whole program (rebuilt from the
+same updates) from scratch: still deterministic.
 The duals need not be exact for the certificate: :mod:`.colgen` makes any duals a proven
 bound (Farley's scaling), whatever solver produced them.
 
@@ -214,10 +215,11 @@ class RestrictedLP:
             try:
                 res = self._solver.solve(params, mp, None,
                                          callback_pb2.CallbackRegistrationProto(), None, None)
-            except Exception as exc:  # ABNORMAL again: callers take RuntimeError
-                raise RuntimeError(f"Glop stopped: {exc}") from exc
-        if res.termination.reason != _OPTIMAL or not res.solutions:
-            raise RuntimeError(f"Glop stopped: {res.termination.detail or res.termination}")
+                failed = res.termination.reason != _OPTIMAL or not res.solutions
+            except Exception:  # ABNORMAL again
+                failed = True
+        if failed:  # SciPy's HiGHS on the whole program (RuntimeError if it fails too)
+            return self._scipy(primal)
         sol = res.solutions[0]
         self.iterations = int(res.solve_stats.simplex_iterations)
         duals = _dense(sol.dual_solution.dual_values, self.pairs.P)
@@ -227,6 +229,48 @@ class RestrictedLP:
             x = _dense(sol.primal_solution.variable_values, self._n_vars)[x_ids]
         return LPSolution(float(sol.primal_solution.objective_value), x, duals,
                           self.iterations)
+
+
+    def _scipy(self, primal: bool) -> LPSolution:
+        """The whole program solved from scratch by SciPy's HiGHS (dual simplex), for a round
+        on which Glop failed twice (numerical trouble on some mid-size tables): the same LP,
+        so its duals certify the same kind of bound. Deterministic (one thread, no time
+        limit); raises ``RuntimeError`` when HiGHS does not reach optimality either."""
+        import scipy.sparse as sp
+        from scipy.optimize import linprog
+
+        P, n, nc = self.pairs.P, self._n_vars, self._n_cons
+        c = np.zeros(n)
+        lo = np.zeros(nc)
+        hi = np.zeros(nc)
+        lo[:P] = hi[:P] = self.pairs.count
+        rows, cols, vals = [], [], []
+        for up in self._updates:
+            oc = up.objective_updates.linear_coefficients
+            c[np.asarray(oc.ids, dtype=np.int64)] = np.asarray(oc.values, dtype=np.float64)
+            ncp = up.new_linear_constraints
+            ids = np.asarray(ncp.ids, dtype=np.int64)
+            lo[ids] = np.asarray(ncp.lower_bounds, dtype=np.float64)
+            hi[ids] = np.asarray(ncp.upper_bounds, dtype=np.float64)
+            mat = up.linear_constraint_matrix_updates
+            rows.append(np.asarray(mat.row_ids, dtype=np.int64))
+            cols.append(np.asarray(mat.column_ids, dtype=np.int64))
+            vals.append(np.asarray(mat.coefficients, dtype=np.float64))
+        A = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+                          shape=(nc, n))
+        eq = lo == hi  # the coverage rows (first) and the blocks' own equalities
+        res = linprog(c, A_ub=A[~eq] if (~eq).any() else None,
+                      b_ub=hi[~eq] if (~eq).any() else None, A_eq=A[eq], b_eq=hi[eq],
+                      bounds=(0, None), method="highs-ds")
+        if res.status != 0:
+            raise RuntimeError(f"Glop and HiGHS stopped on the restricted LP: {res.message}")
+        self.iterations = int(res.nit)
+        duals = np.asarray(res.eqlin.marginals, dtype=np.float64)[:P]
+        x = np.zeros(0)
+        if primal:
+            x = np.asarray(res.x, dtype=np.float64)[
+                np.concatenate(self._parts.x_ids + self._rays.x_ids)]
+        return LPSolution(float(res.fun), x, duals, self.iterations)
 
 
 def _init_args() -> Any:
