@@ -123,6 +123,7 @@ def test_levels_weigh_the_rows_that_must_carry_stars() -> None:
     # without the codes (or with a budget below the first level) each row counts one star
     assert few_values_bound(rt.counts, 2) == 4
     assert levels(rt.codes, rt.counts, 2, np.array([True, True]), max_patterns=2).tolist() == [1, 1]
+    assert levels(rt.codes, rt.counts, 2, np.array([True, True]), max_entries=5).tolist() == [1, 1]
     # a row type that needs no star has level 0
     assert levels(rt.codes, rt.counts, 2, np.array([True, False])).tolist() == [2, 0]
 
@@ -137,8 +138,9 @@ def test_levels_never_exceed_the_optimum(q: int) -> None:
         n, m = 6 + seed % 5, 2 + seed % 2
         X = rng.integers(0, 2, size=(n, m))
         rt = starmin.RowTypes.from_arrays(X, rng.integers(0, q + seed % 2, size=n))
-        for model, bound in ((DistinctLDiversity(q), few_values_bound(rt.counts, q, rt.codes)),
-                             (LDiversity(q), frequency_tuple_bound(rt.counts, q, rt.codes))):
+        lev = levels(rt.codes, rt.counts, q, np.ones(rt.t_in, dtype=bool))
+        for model, bound in ((DistinctLDiversity(q), few_values_bound(rt.counts, q, lev)),
+                             (LDiversity(q), frequency_tuple_bound(rt.counts, q, lev))):
             opt = _optimum(rt, model)
             if opt is None:
                 continue
@@ -149,3 +151,18 @@ def test_levels_never_exceed_the_optimum(q: int) -> None:
             deeper += bound > plain
     assert checked >= 30
     assert deeper >= 3  # the levels raise the bound on some tables, not only on literal ones
+
+
+def test_levels_the_same_with_more_than_64_values() -> None:
+    """Beyond 64 values a group's values are counted from a 0/1 matrix instead of bit sets:
+    the same levels as the table with its empty value columns dropped."""
+    rng = np.random.default_rng(3)
+    for seed in range(5):
+        codes = rng.integers(0, 3, size=(40, 3))
+        compact = rng.integers(0, 3, size=(40, 5)) * (rng.random((40, 5)) < 0.3)
+        wide = np.zeros((40, 70), dtype=np.int64)
+        wide[:, rng.choice(70, size=5, replace=False)] = compact
+        needed = np.ones(40, dtype=bool)
+        for q in (2, 3):
+            assert np.array_equal(levels(codes, wide, q, needed),
+                                  levels(codes, compact, q, needed)), (seed, q)

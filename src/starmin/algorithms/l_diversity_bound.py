@@ -53,12 +53,20 @@ from starmin.models.l_diversity import (
 from starmin.models.p_sensitive import PSensitiveKAnonymity
 
 
+def leaving_rows(counts: NDArray[np.integer], l: int) -> NDArray[np.int64]:
+    """``(t_in, |S|)``: the rows ``L(v, u)`` of each row type and value that cannot stay
+    star-free under frequency l-diversity (above the phase-one height)."""
+    counts = np.asarray(counts, dtype=np.int64)
+    return counts - np.minimum(counts, phase_one_heights(counts, l)[:, None])
+
+
 def frequency_tuple_bound(counts: NDArray[np.integer], l: int,
-                          codes: NDArray[np.integer] | None = None) -> int:
+                          lev: NDArray[np.int64] | None = None) -> int:
     """Xiao et al.'s ``max(|R1|, l * h(R1))`` for one ``(t_in, |S|)`` histogram, in its
     stronger form ``max(sum_u w_u, l max_u w_u)``: ``w_u`` is the stars the leaving rows of
-    value ``u`` carry at least, one per row, or with the row types' ``codes``
-    ``sum_v L(v, u) level(v)`` (the module docstring).
+    value ``u`` carry at least, one per row, or with the row types' levels ``lev``
+    (:func:`.diversity_levels.levels` for ``q = l``) ``sum_v L(v, u) level(v)`` (the module
+    docstring).
 
     Why: a row type keeps at most ``h*(v)`` rows of each value star-free, its phase-one
     height (every l-eligible sub-multiset with largest count ``M`` has ``sum_w min(c_w, M)
@@ -71,25 +79,23 @@ def frequency_tuple_bound(counts: NDArray[np.integer], l: int,
     counts = np.asarray(counts, dtype=np.int64)
     if counts.size == 0:
         return 0
-    leave = counts - np.minimum(counts, phase_one_heights(counts, l)[:, None])
-    if codes is None:
-        w = leave.sum(axis=0)
-    else:
-        w = levels(codes, counts, l, leave.sum(axis=1) > 0) @ leave
+    leave = leaving_rows(counts, l)
+    w = leave.sum(axis=0) if lev is None else lev @ leave
     return max(int(w.sum()), l * int(w.max(initial=0)))
 
 
 def few_values_bound(counts: NDArray[np.integer], q: int,
-                     codes: NDArray[np.integer] | None = None) -> int:
+                     lev: NDArray[np.int64] | None = None) -> int:
     """Rows of the row types holding fewer than ``q`` distinct sensitive values; with the
-    row types' ``codes``, each weighed by its row type's level (the module docstring)."""
+    row types' levels ``lev`` for ``q``, each weighed by its row type's level (the module
+    docstring)."""
     counts = np.asarray(counts, dtype=np.int64)
     if counts.size == 0 or q <= 1:
         return 0
     few = (counts > 0).sum(axis=1) < q
-    if codes is None:
+    if lev is None:
         return int(counts[few].sum())
-    return int(counts.sum(axis=1) @ levels(codes, counts, q, few))
+    return int(counts[few].sum(axis=1) @ lev[few])
 
 
 def distinct_values_needed(model: PrivacyModel) -> int:
@@ -108,12 +114,26 @@ def diversity_lower_bounds(rt: RowTypes, parts: list[PrivacyModel]) -> dict[str,
         return {}
     histograms = rt.sensitive_histograms(rt.counts)  # per column, (t_in, |S_a|)
     out: dict[str, int] = {}
+    ls = {int(p.l) for p in parts if isinstance(p, LDiversity)}
+    memo: dict[tuple[int, int], NDArray[np.int64]] = {}
+
+    def lev(a: int, q: int) -> NDArray[np.int64]:
+        """Levels of column ``a`` for ``q`` values, once for every part that asks."""
+        if (a, q) not in memo:
+            h = histograms[a]
+            needed = (h > 0).sum(axis=1) < q
+            if q in ls:
+                needed |= leaving_rows(h, q).sum(axis=1) > 0
+            memo[(a, q)] = levels(rt.codes, h, q, needed)
+        return memo[(a, q)]
+
     for part in parts:
         q = distinct_values_needed(part)
         if q > 1:
-            v = max(few_values_bound(h, q, rt.codes) for h in histograms)
+            v = max(few_values_bound(h, q, lev(a, q)) for a, h in enumerate(histograms))
             out["distinct_values"] = max(out.get("distinct_values", 0), v)
         if isinstance(part, LDiversity):
-            v = max(frequency_tuple_bound(h, int(part.l), rt.codes) for h in histograms)
+            l = int(part.l)
+            v = max(frequency_tuple_bound(h, l, lev(a, l)) for a, h in enumerate(histograms))
             out["l_frequency"] = max(out.get("l_frequency", 0), v)
     return out
