@@ -250,11 +250,18 @@ def test_when_glop_fails_twice_scipys_highs_solves_the_same_program(
 
 
 def _broken() -> object:
+    """A Glop that fails every solve and, as the real one does, refuses every call after."""
+
     class Broken:
+        failed = False
+
         def solve(self, *args: object) -> object:
+            self.failed = True
             raise RuntimeError("ABNORMAL")
 
         def update(self, *args: object) -> bool:
+            if self.failed:
+                raise RuntimeError("StatusNotOk: the Solver can't be used anymore")
             return True
 
     return Broken()

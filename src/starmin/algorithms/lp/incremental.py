@@ -18,7 +18,8 @@ limit), so the same input gives the same LP solution, duals and bytes on every m
 a warm-started solve fails numerically (Glop's ``ABNORMAL``, seen once on a 300-row table),
 a new Glop receives the whole program (the start and every update, replayed) and solves it
 from scratch; when that fails too, SciPy's HiGHS solves the whole program (rebuilt from the
-same updates) from scratch: still deterministic.
+same updates) from scratch, for that round and every later one (a Glop that failed refuses
+every later call): still deterministic.
 The duals need not be exact for the certificate: :mod:`.colgen` makes any duals a proven
 bound (Farley's scaling), whatever solver produced them.
 
@@ -75,7 +76,7 @@ class RestrictedLP:
         self.iterations = 0
         self._model = model
         self._updates: list[Any] = []
-        self._solver = core.new(3, model, _init_args())  # SOLVER_TYPE_GLOP
+        self._solver: Any = core.new(3, model, _init_args())  # SOLVER_TYPE_GLOP
 
     @property
     def B(self) -> int:
@@ -146,8 +147,14 @@ class RestrictedLP:
 
     def _update(self, up: Any) -> None:
         self._updates.append(up)
-        if not self._solver.update(up):
-            raise RuntimeError("Glop refused an incremental update of the restricted LP")
+        if self._solver is None:  # Glop failed for good: SciPy solves the whole program
+            return
+        try:
+            ok = self._solver.update(up)
+        except Exception:  # a solver that failed before refuses every later call
+            ok = False
+        if not ok:
+            self._solver = None
 
     def _fresh(self) -> Any:
         """A new Glop solver holding the whole program (the start and every update)."""
@@ -204,6 +211,8 @@ class RestrictedLP:
         mp.reduced_costs_filter.filter_by_ids = True
         if not primal:
             mp.variable_values_filter.filter_by_ids = True
+        if self._solver is None:
+            return self._scipy(primal)
         try:
             res = self._solver.solve(params, mp, None,
                                      callback_pb2.CallbackRegistrationProto(), None, None)
@@ -211,14 +220,15 @@ class RestrictedLP:
         except Exception:  # Glop's numerical failure (ABNORMAL) surfaces as a status error
             failed = True
         if failed:  # once more from scratch: a new Glop on the whole program, no basis
-            self._solver = self._fresh()
             try:
+                self._solver = self._fresh()
                 res = self._solver.solve(params, mp, None,
                                          callback_pb2.CallbackRegistrationProto(), None, None)
                 failed = res.termination.reason != _OPTIMAL or not res.solutions
             except Exception:  # ABNORMAL again
                 failed = True
-        if failed:  # SciPy's HiGHS on the whole program (RuntimeError if it fails too)
+        if failed:  # SciPy's HiGHS on the whole program from now on (RuntimeError if it
+            self._solver = None  # fails too); a Glop that failed refuses every later call
             return self._scipy(primal)
         sol = res.solutions[0]
         self.iterations = int(res.solve_stats.simplex_iterations)
