@@ -297,14 +297,6 @@ def lower_bounds(rt: RowTypes, model: PrivacyModel, progress: Progress | None = 
     return out
 
 
-LP_BOUND_MAX_WORK = 20.0
-"""Work units (:func:`starmin.algorithms.lp.colgen.work_units`, estimated from the
-instance's size, never a clock) the LP core's certified bounds in every report may take
-together (column generation, :mod:`starmin.algorithms.lp.colgen`): the model's relaxations
-run in order while their estimates fit (ARX adult, 8 QIs and 14 sensitive values: about 20
-units for frequency l-diversity or t-closeness). Beyond, ``--method lp-rounding`` gives it."""
-
-
 def _known_lp(plan: ReleasePlan) -> dict[str, int] | None:
     """The LP bound the plan's method proved (``lp-rounding``, or a portfolio that ran it),
     by relaxation name."""
@@ -317,22 +309,19 @@ def _known_lp(plan: ReleasePlan) -> dict[str, int] | None:
 def lp_lower_bound(rt: RowTypes, model: PrivacyModel, progress: Progress | None = None,
                    known: Mapping[str, int] | None = None) -> int | None:
     """The best certified LP bound over the model's relaxations whose estimated work fits
-    :data:`LP_BOUND_MAX_WORK` (in order), or ``None`` when none fits or the model has no
+    :data:`starmin.algorithms.lp.report_bound.LP_BOUND_MAX_WORK` (in order,
+    :func:`starmin.algorithms.lp.report_bound.bounded_relaxations`), or ``None`` when none
+    fits or the model has no
     relaxation the LP core prices. ``known``: bounds the release's method already proved,
     by relaxation name -- the same computation, not run again, but counted at its estimate,
     so which relaxations are bounded never depends on the method. A relaxation whose LP the
     solver fails on (Glop's numerical trouble, after its retry from scratch) gives no bound:
     the release does not depend on it."""
-    from starmin.algorithms.lp.colgen import column_generation, iteration_budget, work_units
-    from starmin.algorithms.lp.relaxation import relaxations
+    from starmin.algorithms.lp.colgen import column_generation, iteration_budget
+    from starmin.algorithms.lp.report_bound import bounded_relaxations
 
     best: int | None = None
-    spent = 0.0
-    for rel in relaxations(model, rt):
-        work = work_units(rt, rel)
-        if spent + work > LP_BOUND_MAX_WORK:
-            continue
-        spent += work
+    for rel, work in bounded_relaxations(model, rt):
         if known is not None and rel.name in known:
             bound = int(known[rel.name])
         else:
