@@ -291,3 +291,32 @@ def test_a_release_without_stars_ends_the_search() -> None:
     plan = starmin.solve(short, KAnonymity(5))
     assert plan.stars > 0
     assert sum(s in ("released", "tried") for s in _statuses(plan).values()) > 1
+
+
+def test_lp_rounding_is_charged_its_rounding_when_the_report_bounds_its_relaxation(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """lp-rounding's column generation is the report's LP bound when the report bounds the
+    same relaxation: auto charges it a tenth (the rounding), and the report takes its bound
+    instead of running the same column generation again; otherwise the full estimate."""
+    from starmin.algorithms.lp import colgen, lp_rounding, report_bound
+    from starmin.algorithms.lp.relaxation import relaxations
+
+    rt = random_table(7, 300, 5, values=3, s=6)
+    model = LDiversity(3)
+    rel = lp_rounding.primary(relaxations(model, rt))
+    work = colgen.work_units(rt, rel)
+    assert work <= report_bound.LP_BOUND_MAX_WORK
+    assert lp_rounding.auto_run(model, rt, 8.0).work == pytest.approx(0.1 * work)
+    plan, _ = portfolio.run(rt, model)
+    assert plan.certificate["lp_relaxation"] == rel.name  # lp-rounding ran (and was released)
+    calls: list[str] = []
+    real = colgen.column_generation
+    monkeypatch.setattr(colgen, "column_generation",
+                        lambda rt_, rel_, **k: calls.append(rel_.name) or real(rt_, rel_, **k))
+    from starmin.api import _known_lp, lower_bounds
+
+    bounds = lower_bounds(rt, model, known_lp=_known_lp(plan))
+    assert bounds["lp"] >= plan.certificate["lp_bound"]
+    assert rel.name not in calls  # the report took lp-rounding's bound for that relaxation
+    monkeypatch.setattr(report_bound, "LP_BOUND_MAX_WORK", 0.0)
+    assert lp_rounding.auto_run(model, rt, 8.0).work == pytest.approx(1.1 * work)
