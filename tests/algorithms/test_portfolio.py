@@ -320,3 +320,15 @@ def test_lp_rounding_is_charged_its_rounding_when_the_report_bounds_its_relaxati
     assert rel.name not in calls  # the report took lp-rounding's bound for that relaxation
     monkeypatch.setattr(report_bound, "LP_BOUND_MAX_WORK", 0.0)
     assert lp_rounding.auto_run(model, rt, 8.0).work == pytest.approx(1.1 * work)
+
+
+def test_k_anonymity_alone_charges_lp_rounding_in_full() -> None:
+    """For k-anonymity alone the report runs no LP bound (it takes the k-anonymity bounds the
+    release's method computed), so lp-rounding's column generation is not shared."""
+    from starmin.algorithms.lp import colgen, lp_rounding
+    from starmin.algorithms.lp.relaxation import relaxations
+
+    rt = random_table(8, 200, 4, values=3)
+    model = KAnonymity(3)
+    work = colgen.work_units(rt, lp_rounding.primary(relaxations(model, rt)))
+    assert lp_rounding.auto_run(model, rt, 8.0).work == pytest.approx(1.1 * work)

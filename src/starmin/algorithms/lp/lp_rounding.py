@@ -136,8 +136,10 @@ def auto_run(model: PrivacyModel, rt: RowTypes, units_left: float) -> AutoRun:
     """How ``--method auto`` runs lp-rounding: with its defaults; the work is column
     generation's estimate (:func:`.colgen.work_units`) and a tenth of it for the rounding
     MILP and repair. When every report bounds the same relaxation
-    (:func:`.report_bound.bounded_relaxations`), the column generation is work the report
-    does anyway with the same limits (it takes this run's bound instead of running it
+    (:func:`.report_bound.bounded_relaxations`; models with a sensitive column: for
+    k-anonymity alone the report takes the k-anonymity bounds the release's method computed
+    and runs no LP), the column generation is work the report does anyway with the same
+    limits (it takes this run's bound instead of running it
     again), so only the tenth counts against the portfolio's budget (ARX adult, frequency
     l = 2: 2.2 units instead of 24; lp-rounding's 13,131 stars are released instead of
     merge-repair's 15,507 in about the same time, since the report's LP bound took 15 of the
@@ -150,7 +152,8 @@ def auto_run(model: PrivacyModel, rt: RowTypes, units_left: float) -> AutoRun:
     rel = primary(rels)
     work = work_units(rt, rel)
     options = {"max_iterations": iteration_budget(work)}
-    if any(r.name == rel.name for r, _ in bounded_relaxations(model, rt)):
+    if model.uses_sensitive and any(r.name == rel.name
+                                    for r, _ in bounded_relaxations(model, rt)):
         return AutoRun(0.1 * work, options, "simplex iterations capped by the estimate; its "
                        "column generation is the report's LP bound, charged there")
     return AutoRun(1.1 * work, options, "simplex iterations capped by the estimate")
