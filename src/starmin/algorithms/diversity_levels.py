@@ -33,7 +33,7 @@ from math import comb
 import numpy as np
 from numpy.typing import NDArray
 
-from starmin.algorithms.heuristic.pattern_keys import PatternKeys, masks_of_level
+from starmin.algorithms.heuristic.pattern_keys import PatternKeys, key_runs, masks_of_level
 
 IntArray = NDArray[np.int64]
 
@@ -95,12 +95,7 @@ class _Held:
 
     def at_least(self, key: IntArray, q: int) -> NDArray[np.bool_]:
         """``(t_in,)``: whether each row type's group (equal ``key``) holds ``q`` values."""
-        order = np.argsort(key)  # any order within a group: OR and max do not depend on it
-        ks = key[order]
-        head = np.ones(len(ks), dtype=bool)
-        head[1:] = ks[1:] != ks[:-1]
-        starts = np.flatnonzero(head)
-        gid = np.cumsum(head) - 1
+        order, starts, gid = key_runs(key)
         if self.r <= 64:
             sets = np.bitwise_or.reduceat(self.sets[order], starts)
             count = self._POP[sets.view(np.uint8).reshape(-1, 8)].sum(axis=1)

@@ -42,7 +42,12 @@ import numpy as np
 
 from starmin.algorithms.approx.tp_phases import phase_one_heights
 from starmin.algorithms.heuristic._merge_state import Judge
-from starmin.algorithms.heuristic.pattern_keys import IntArray, PatternKeys, masks_of_level
+from starmin.algorithms.heuristic.pattern_keys import (
+    IntArray,
+    PatternKeys,
+    key_runs,
+    masks_of_level,
+)
 from starmin.data.rowtypes import RowTypes
 from starmin.transform.plan import Guarantee, ReleasePlan
 
@@ -69,8 +74,8 @@ def level_plan(rt: RowTypes, judge: Judge, l: int | None, method: str,
         masks = masks_of_level(rt.m, j)
         if not free.any():
             break
-        trial = [_level_classes(patterns.keys(mask), free.copy(), judge, l) for mask in masks]
-        gain = [sum(int(g[2].sum()) for g in cl) for cl in trial]
+        gain = [0 if (p := _pools(patterns.keys(mask), free, judge, l)) is None
+                else int(p[4].sum()) for mask in masks]  # rows each pattern would place
         for i in np.argsort(-np.array(gain), kind="stable").tolist():
             groups.extend(_level_classes(patterns.keys(masks[i]), free, judge, l))
     for t in np.flatnonzero(free.sum(axis=1)).tolist():  # step 3: back to their row types
@@ -88,26 +93,31 @@ def _part(pool: IntArray, judge: Judge, l: int | None) -> IntArray:
     return np.where(ok[:, None], pool, 0)
 
 
+def _pools(key: IntArray, free: IntArray, judge: Judge, l: int | None
+           ) -> tuple[IntArray, IntArray, IntArray, IntArray, IntArray] | None:
+    """One pattern's pools (step 2): the row types with free rows sorted by ``key``, the run
+    (group) of each and where the runs start, their free rows, and what of each group's
+    pool becomes a class (``(g, s)``); ``None`` when nothing would."""
+    alive = np.flatnonzero(free.sum(axis=1))
+    if len(alive) < 2:
+        return None
+    order, starts, gid = key_runs(key[alive])
+    types = alive[order]
+    block = free[types]
+    take = _part(np.add.reduceat(block, starts, axis=0), judge, l)   # (g, s)
+    if not take.any():
+        return None
+    return types, gid, starts, block, take
+
+
 def _level_classes(key: IntArray, free: IntArray, judge: Judge, l: int | None) -> list[Group]:
     """The classes one pattern forms (step 2): per group of equal ``key`` among the row
     types with free rows, the largest l-eligible part of the pooled free rows. Takes the
     rows out of ``free``."""
-    alive = np.flatnonzero(free.sum(axis=1))
-    if len(alive) < 2:
+    pools = _pools(key, free, judge, l)
+    if pools is None:
         return []
-    k = key[alive]
-    order = np.argsort(k, kind="stable")
-    types = alive[order]
-    k = k[order]
-    head = np.ones(len(types), dtype=bool)
-    head[1:] = k[1:] != k[:-1]
-    starts = np.flatnonzero(head)
-    gid = np.cumsum(head) - 1
-    block = free[types]
-    pool = np.add.reduceat(block, starts, axis=0)                 # (g, s)
-    take = _part(pool, judge, l)                                  # (g, s)
-    if not take.any():
-        return []
+    types, gid, starts, block, take = pools
     cum = np.cumsum(block, axis=0)
     before = cum - block - (cum - block)[starts][gid]  # free rows of earlier types in the group
     got = np.clip(take[gid] - before, 0, block)

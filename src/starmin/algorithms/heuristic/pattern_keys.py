@@ -92,6 +92,17 @@ class PatternKeys:
         return np.asarray(inv, dtype=np.int64).reshape(-1)
 
 
+def key_runs(key: IntArray) -> tuple[IntArray, IntArray, IntArray]:
+    """Items sorted by ``key`` (stable) as runs of equal keys: ``(order, starts, gid)`` --
+    the sorting permutation, where each run starts in it, and the run of each sorted item
+    (for ``ufunc.reduceat`` over the runs and back)."""
+    order = np.argsort(key, kind="stable")
+    ks = key[order]
+    head = np.ones(len(ks), dtype=bool)
+    head[1:] = ks[1:] != ks[:-1]
+    return order, np.flatnonzero(head), np.cumsum(head) - 1
+
+
 def group_by_key(key: IntArray, weights: IntArray) -> tuple[IntArray, IntArray, IntArray]:
     """Buckets of equal keys: ``(unique keys (b,), bucket of each item (t,), weight sums (b,))``."""
     uniq, inv = np.unique(key, return_inverse=True)
