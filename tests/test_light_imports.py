@@ -115,3 +115,27 @@ def test_local_anonymize_and_info_load_no_spark(tmp_path: Path) -> None:
     mods = cli("anonymize", str(table), "--qi", "age,zip", "--k", "2", "-q", "-o", str(out))
     assert not mods & SPARK
     assert not cli("info", str(table), "--qi", "age,zip", "-q") & SPARK
+
+
+def test_a_named_method_loads_no_other_algorithm(tmp_path: Path) -> None:
+    """``--method tp`` loads tp's module, not the registry's other algorithms, and the
+    report's LP bound loads no LP machinery when no relaxation fits its budget (l = 2 over
+    5,000 row types of 12 QI columns: 4,096 patterns, about 33 work units, over the 20)."""
+    qi = [f"q{j}" for j in range(12)]
+    table = tmp_path / "t.csv"
+    table.write_text(",".join([*qi, "s"]) + "\n" + "".join(
+        ",".join([str(i), *(str(i % (j + 2)) for j in range(11)), str(i % 3)]) + "\n"
+        for i in range(5000)))
+    out = tmp_path / "out.csv"
+    argv = ["anonymize", str(table), "--qi", ",".join(qi), "--sensitive", "s", "--l", "2",
+            "--method", "tp", "-q", "-o", str(out)]
+    mods = modules(_CLI.format(argv=argv) + "\nassert status == 0, status")
+    assert "starmin.algorithms.approx.tp" in mods
+    others = {m for m in mods if m.startswith("starmin.algorithms.")
+              and m.rpartition(".")[2] in {"brute_force", "m_approx", "tp_plus", "hilbert",
+                                            "milp_exact", "lp_rounding", "merge_repair"}}
+    assert not others
+    assert "starmin.algorithms.lp.report_bound" in mods  # the report did weigh its LP bound
+    assert "starmin.algorithms.lp.colgen" not in mods
+    report = json.loads(Path(f"{out}.report.json").read_text())
+    assert "lp" not in report["lower_bounds"]
