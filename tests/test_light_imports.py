@@ -139,3 +139,22 @@ def test_a_named_method_loads_no_other_algorithm(tmp_path: Path) -> None:
     assert "starmin.algorithms.lp.colgen" not in mods
     report = json.loads(Path(f"{out}.report.json").read_text())
     assert "lp" not in report["lower_bounds"]
+
+
+def test_auto_loads_no_lp_machinery_when_no_member_solves_an_lp(tmp_path: Path) -> None:
+    """``--method auto`` loads every member's module to weigh it, but column generation and
+    the MILP's modules only load when an LP is solved: here the first member's release has no
+    star (the table is 2-anonymous as it is), so no other member runs."""
+    table = tmp_path / "t.csv"
+    table.write_text("a,b,s\n" + "".join(f"{i % 50},{i % 7},{i % 3}\n" for i in range(700)))
+    out = tmp_path / "out.csv"
+    argv = ["anonymize", str(table), "--qi", "a,b", "--sensitive", "s", "--k", "2",
+            "-q", "-o", str(out)]
+    mods = modules(_CLI.format(argv=argv) + "\nassert status == 0, status")
+    assert {"starmin.algorithms.lp.milp_exact", "starmin.algorithms.lp.lp_rounding"} <= mods
+    lp = {"colgen", "master", "incremental", "pricing", "rounding", "aggregate",
+          "highs_cutoff"}
+    assert not {m for m in mods if m.startswith("starmin.algorithms.lp.")
+                and m.rpartition(".")[2] in lp}
+    report = json.loads(Path(f"{out}.report.json").read_text())
+    assert report["stars"] == 0

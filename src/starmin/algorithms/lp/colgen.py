@@ -44,6 +44,7 @@ from starmin.algorithms.lp.master import Blocks, LPSolution
 from starmin.algorithms.lp.pairs import IntArray, Pairs
 from starmin.algorithms.lp.pricing import MaskPrice, Pricer
 from starmin.algorithms.lp.relaxation import FloatArray, Relaxation
+from starmin.algorithms.lp.work import iteration_budget as iteration_budget
 from starmin.algorithms.lp.work import work_units as work_units  # its estimate
 from starmin.data.rowtypes import RowTypes
 from starmin.transform.plan import STAR
@@ -212,18 +213,6 @@ def _collect(mp: MaskPrice, stars: int, out: list[tuple[float, MaskPrice, int]],
     if len(idx) > keep:
         idx = idx[np.argsort(-over[idx], kind="stable")[:keep]]
     out.extend((float(over[g]), mp, int(g)) for g in idx)
-
-
-ITERATIONS_PER_UNIT = 2_000
-"""Simplex iterations (summed over the rounds) one work unit buys: the work limit that holds
-column generation to its estimate when the estimate is off (on adult's first 4,000 rows, 4 QIs,
-k = 5, the estimate was 6 units but the rounds grew to 10,000-28,000 iterations each, 50 CPU s
-after 17 rounds). A run stopped by it returns the best bound certified so far."""
-
-
-def iteration_budget(units: float) -> int:
-    """The simplex iterations a run estimated at ``units`` work units may take."""
-    return max(10_000, int(ITERATIONS_PER_UNIT * units))
 
 
 def column_generation(rt: RowTypes, rel: Relaxation, *, max_rounds: int = 60,
