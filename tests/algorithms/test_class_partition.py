@@ -72,6 +72,42 @@ def test_equals_brute_force(name: str, seed: int) -> None:
     assert bound is not None and bound <= best
 
 
+@pytest.mark.parametrize("name", ["k3", "l2", "t0.25-ordered"])
+def test_reduced_cost_enumeration_proves_the_optimum(name: str) -> None:
+    """Tables where the LP bound is below the restricted master's release (seeds where
+    merge-repair's classes and the priced ones do not close the gap): step 4 enumerates the
+    classes under the reduced-cost threshold and its integer optimum is brute force's."""
+    reached = 0
+    for seed in range(4):
+        rt, model = table(seed), MODELS[name]
+        try:
+            best = brute_force.solve(rt, model).stars
+        except Infeasible:
+            continue
+        plan = class_partition.solve(rt, model, seed=seed)
+        cert = plan.certificate
+        if "enumerated" not in cert:
+            continue
+        reached += 1
+        assert cert["lp_bound"] < best          # the LP alone did not prove it
+        assert cert["enumeration_complete"] and cert["proven_by"] == "enumeration"
+        assert plan.stars == best == plan.lower_bound
+        assert plan.guarantee.kind == "exact"
+    assert reached >= 1
+
+
+def test_enumeration_over_its_limit_keeps_the_lp_bound() -> None:
+    """When the enumeration passes ``max_classes`` (a work limit), the plan is the restricted
+    master's release, marked ``bound``, with the LP bound (never above brute force's optimum)."""
+    rt, model = table(1), MODELS["k3"]
+    best = brute_force.solve(rt, model).stars
+    plan = class_partition.solve(rt, model, seed=1, max_classes=1)
+    assert plan.certificate["enumeration_complete"] is False
+    assert plan.guarantee.kind == "bound"
+    assert plan.lower_bound is not None and plan.lower_bound <= best <= plan.stars
+    assert plan.certificate["proven_optimal"] is False
+
+
 def test_refuses_what_it_does_not_state() -> None:
     from starmin.models import EntropyLDiversity
 

@@ -166,3 +166,41 @@ def test_levels_the_same_with_more_than_64_values() -> None:
         for q in (2, 3):
             assert np.array_equal(levels(codes, wide, q, needed),
                                   levels(codes, compact, q, needed)), (seed, q)
+
+
+def _levels_by_definition(codes: np.ndarray, histogram: np.ndarray, q: int,
+                          needed: np.ndarray) -> list[int]:
+    """The fewest stars j >= 1 of a pattern whose group of each needed row type holds q
+    values, every pattern tried directly (no enumeration budget; m when none does)."""
+    t_in, m = codes.shape
+    out = []
+    for v in range(t_in):
+        if not needed[v]:
+            out.append(0)
+            continue
+        best = m
+        for mask in range(1, 1 << m):
+            kept = [c for c in range(m) if not (mask >> c) & 1]
+            same = np.all(codes[:, kept] == codes[v, kept], axis=1)
+            if (histogram[same].sum(axis=0) > 0).sum() >= q:
+                best = min(best, bin(mask).count("1"))
+        out.append(best if best < m else m)
+    return out
+
+
+@pytest.mark.parametrize("wide", [False, True])
+def test_levels_equal_their_definition(wide: bool) -> None:
+    """Groups of a pattern are built from the groups of a pattern with one star fewer; the
+    levels equal those of every group formed directly. ``wide``: codes up to 2^20 per column,
+    so the mixed radix of all columns overflows int64 and the keys take the rank path."""
+    rng = np.random.default_rng(7 + wide)
+    for seed in range(60):
+        t_in, m = int(rng.integers(1, 25)), int(rng.integers(1, 6))
+        codes = rng.integers(0, 3, size=(t_in, m))
+        if wide:
+            codes[0] = 1 << 20
+        histogram = (rng.random((t_in, 4)) < 0.35).astype(np.int64)
+        needed = rng.random(t_in) < 0.8
+        for q in (1, 2, 3, 4):
+            assert levels(codes, histogram, q, needed).tolist() == _levels_by_definition(
+                codes, histogram, q, needed), (wide, seed, q)

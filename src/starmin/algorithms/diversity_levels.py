@@ -16,11 +16,16 @@ budget of ``max_patterns`` patterns and ``max_entries`` (patterns times row type
 limit): when the next level does not fit, every row type not resolved yet gets that level (a
 valid lower bound: no group at a lower level, all enumerated, holds ``q`` values).
 
-Complexity: one sort of the ``t_in`` keys per pattern (the values a group holds are OR-ed
-bit sets when the column has at most 64 values; ``O(t_in r)`` otherwise), over at most
-``min(max_patterns, max_entries / t_in)`` patterns: on ARX adult (12,458 row types, 8 QIs)
-162 patterns, 0.16 CPU s for l = 3; on the synthetic census at 1M rows (143,809 row types) 36
-patterns (levels 1 and 2; the rest get level 3), 0.7 s.
+Complexity: the groups of a pattern are unions of the groups of a pattern with one star
+fewer (the one with the fewest groups is taken), so each pattern sorts only those ``G``
+groups by a key derived from theirs with one column gather (mixed radix of all columns; a
+dense rank over the row types when that overflows int64), OR-s their values (64-bit sets when
+the column has at most 64 values; ``O(G r)`` otherwise) and maps the ``t_in`` row types to
+their group: ``O(G log G + t_in)`` per pattern, over at most ``min(max_patterns, max_entries /
+t_in)`` patterns. On ARX adult (12,458 row types, 8 QIs) 162 patterns, 0.04-0.06 CPU s for
+l = 3 (0.12-0.16 s when every pattern sorted all row types); on the synthetic census at 1M rows
+(143,809 row types) 36 patterns (levels 1 and 2; the rest get level 3), 0.18-0.23 s (0.47-0.49
+s before).
 
 References: Bredereck et al., Sec. 2 (row types and suppression patterns); Xiao, Yi & Tao,
 Sec. 5.2 (phase one: the rows that must leave their row type).
@@ -59,7 +64,10 @@ def levels(codes: NDArray[np.integer], histogram: NDArray[np.integer], q: int,
     if not todo.any():
         return out
     held = _Held(np.asarray(histogram) > 0)
-    keys = PatternKeys(codes)
+    keys = _Keys(np.asarray(codes))
+    # Level 0: every row type is its own group (and its representative).
+    types = np.arange(t_in, dtype=np.int64)
+    groups: dict[int, _Groups] = {0: (types, types, held.of_types(), keys.full)}
     used = 0
     for j in range(1, m + 1):
         count = comb(m, j)
@@ -68,14 +76,82 @@ def levels(codes: NDArray[np.integer], histogram: NDArray[np.integer], q: int,
             return out
         used += count
         hit = np.zeros(t_in, dtype=bool)
+        level: dict[int, _Groups] = {}
         for mask in masks_of_level(m, j):
-            hit |= held.at_least(keys.keys(mask), q)
+            # the parent with the fewest groups: one star fewer
+            c = min((c for c in range(m) if (mask >> c) & 1),
+                    key=lambda c: len(groups[mask & ~(1 << c)][1]))
+            parent = groups[mask & ~(1 << c)]
+            level[mask] = child = _coarsen(parent, keys.of(mask, c, parent), held)
+            hit |= (held.count(child[2]) >= q)[child[0]]
+        groups = level
         now = todo & hit
         out[now] = j
         todo &= ~hit
         if not todo.any():
             return out
     return out
+
+
+_Groups = tuple[IntArray, IntArray, NDArray[np.generic], IntArray | None]
+"""The groups of one pattern: ``(group of each row type (t_in,), a representative row type
+of each group (G,), the values each group holds ((G,) bit sets or (G, r) 0/1), each group's
+projection key on the columns outside the pattern (G,) or None on the overflow path)``."""
+
+
+def _coarsen(parent: _Groups, key: IntArray, held: _Held) -> _Groups:
+    """The groups of a pattern from those of a pattern with one star fewer (``parent``) and
+    the keys of the parent's representatives under the new pattern: a group of the new
+    pattern is a union of parent groups (starring one more column only merges groups), so
+    only the parent's ``G`` groups are sorted, not the ``t_in`` row types."""
+    gid, rep, values, _ = parent
+    order, starts, run = key_runs(key)
+    merged = np.empty(len(key), dtype=np.int64)
+    merged[order] = run
+    first = order[starts]
+    return merged[gid], rep[first], held.union(values[order], starts), key[first]
+
+
+class _Keys:
+    """Projection keys of groups' representatives outside a pattern.
+
+    When the mixed radix of all ``m`` columns fits in int64, a row type's key for a pattern
+    is its full key minus ``code(c) x weight(c)`` for each starred column ``c``, so a child
+    pattern's keys come from the parent's with one column gather. Otherwise
+    :class:`.PatternKeys` computes them (a dense rank, cached per pattern)."""
+
+    def __init__(self, codes: NDArray[np.integer]) -> None:
+        self.columns = np.ascontiguousarray(np.asarray(codes, dtype=np.int64).T)
+        m, t = self.columns.shape
+        card = self.columns.max(axis=1) + 1 if t else np.ones(m, dtype=np.int64)
+        self.weights: list[int] | None = None
+        self.full: IntArray | None = None
+        prod = 1
+        weights = [0] * m
+        for c in reversed(range(m)):
+            weights[c] = prod
+            prod *= int(card[c])
+        if prod < _FULL_LIMIT:
+            self.weights = weights
+            self.full = np.zeros(t, dtype=np.int64)
+            for c in range(m):
+                self.full += self.columns[c] * weights[c]
+        else:
+            self.patterns = PatternKeys(np.asarray(codes))
+
+    def of(self, mask: int, c: int, parent: _Groups) -> IntArray:
+        """Keys under ``mask`` of the representatives of ``parent``, the groups of
+        ``mask`` without column ``c``."""
+        _, rep, _, key = parent
+        if self.weights is None or key is None:
+            return self.patterns.keys(mask, rep)
+        return key - self.columns[c][rep] * self.weights[c]
+
+
+_FULL_LIMIT = 1 << 62
+
+
+_BITWISE_COUNT = getattr(np, "bitwise_count", None)
 
 
 class _Held:
@@ -93,14 +169,20 @@ class _Held:
         else:
             self.present = present.astype(np.int8)
 
-    def at_least(self, key: IntArray, q: int) -> NDArray[np.bool_]:
-        """``(t_in,)``: whether each row type's group (equal ``key``) holds ``q`` values."""
-        order, starts, gid = key_runs(key)
+    def of_types(self) -> NDArray[np.generic]:
+        """The values of each row type (its own group)."""
+        return self.sets if self.r <= 64 else self.present
+
+    def union(self, values: NDArray[np.generic], starts: IntArray) -> NDArray[np.generic]:
+        """The values of runs of groups (``values`` sorted into runs beginning at ``starts``)."""
         if self.r <= 64:
-            sets = np.bitwise_or.reduceat(self.sets[order], starts)
-            count = self._POP[sets.view(np.uint8).reshape(-1, 8)].sum(axis=1)
-        else:
-            count = np.maximum.reduceat(self.present[order], starts, axis=0).sum(axis=1)
-        out = np.empty(len(key), dtype=bool)
-        out[order] = count[gid] >= q
-        return out
+            return np.bitwise_or.reduceat(values, starts)
+        return np.maximum.reduceat(values, starts, axis=0)
+
+    def count(self, values: NDArray[np.generic]) -> IntArray:
+        """How many distinct values each group holds."""
+        if self.r <= 64:
+            if _BITWISE_COUNT is not None:                      # numpy >= 2.0
+                return np.asarray(_BITWISE_COUNT(values))
+            return self._POP[values.view(np.uint8).reshape(-1, 8)].sum(axis=1)
+        return values.sum(axis=1).astype(np.int64)
