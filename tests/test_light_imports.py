@@ -115,3 +115,46 @@ def test_local_anonymize_and_info_load_no_spark(tmp_path: Path) -> None:
     mods = cli("anonymize", str(table), "--qi", "age,zip", "--k", "2", "-q", "-o", str(out))
     assert not mods & SPARK
     assert not cli("info", str(table), "--qi", "age,zip", "-q") & SPARK
+
+
+def test_a_named_method_loads_no_other_algorithm(tmp_path: Path) -> None:
+    """``--method tp`` loads tp's module, not the registry's other algorithms, and the
+    report's LP bound loads no LP machinery when no relaxation fits its budget (l = 2 over
+    5,000 row types of 12 QI columns: 4,096 patterns, about 33 work units, over the 20)."""
+    qi = [f"q{j}" for j in range(12)]
+    table = tmp_path / "t.csv"
+    table.write_text(",".join([*qi, "s"]) + "\n" + "".join(
+        ",".join([str(i), *(str(i % (j + 2)) for j in range(11)), str(i % 3)]) + "\n"
+        for i in range(5000)))
+    out = tmp_path / "out.csv"
+    argv = ["anonymize", str(table), "--qi", ",".join(qi), "--sensitive", "s", "--l", "2",
+            "--method", "tp", "-q", "-o", str(out)]
+    mods = modules(_CLI.format(argv=argv) + "\nassert status == 0, status")
+    assert "starmin.algorithms.approx.tp" in mods
+    others = {m for m in mods if m.startswith("starmin.algorithms.")
+              and m.rpartition(".")[2] in {"brute_force", "m_approx", "tp_plus", "hilbert",
+                                            "milp_exact", "lp_rounding", "merge_repair"}}
+    assert not others
+    assert "starmin.algorithms.lp.report_bound" in mods  # the report did weigh its LP bound
+    assert "starmin.algorithms.lp.colgen" not in mods
+    report = json.loads(Path(f"{out}.report.json").read_text())
+    assert "lp" not in report["lower_bounds"]
+
+
+def test_auto_loads_no_lp_machinery_when_no_member_solves_an_lp(tmp_path: Path) -> None:
+    """``--method auto`` loads every member's module to weigh it, but column generation and
+    the MILP's modules only load when an LP is solved: here the first member's release has no
+    star (the table is 2-anonymous as it is), so no other member runs."""
+    table = tmp_path / "t.csv"
+    table.write_text("a,b,s\n" + "".join(f"{i % 50},{i % 7},{i % 3}\n" for i in range(700)))
+    out = tmp_path / "out.csv"
+    argv = ["anonymize", str(table), "--qi", "a,b", "--sensitive", "s", "--k", "2",
+            "-q", "-o", str(out)]
+    mods = modules(_CLI.format(argv=argv) + "\nassert status == 0, status")
+    assert {"starmin.algorithms.lp.milp_exact", "starmin.algorithms.lp.lp_rounding"} <= mods
+    lp = {"colgen", "master", "incremental", "pricing", "rounding", "aggregate",
+          "highs_cutoff"}
+    assert not {m for m in mods if m.startswith("starmin.algorithms.lp.")
+                and m.rpartition(".")[2] in lp}
+    report = json.loads(Path(f"{out}.report.json").read_text())
+    assert report["stars"] == 0

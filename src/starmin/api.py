@@ -317,7 +317,6 @@ def lp_lower_bound(rt: RowTypes, model: PrivacyModel, progress: Progress | None 
     so which relaxations are bounded never depends on the method. A relaxation whose LP the
     solver fails on (Glop's numerical trouble, after its retry from scratch) gives no bound:
     the release does not depend on it."""
-    from starmin.algorithms.lp.colgen import column_generation, iteration_budget
     from starmin.algorithms.lp.report_bound import bounded_relaxations
 
     best: int | None = None
@@ -325,6 +324,8 @@ def lp_lower_bound(rt: RowTypes, model: PrivacyModel, progress: Progress | None 
         if known is not None and rel.name in known:
             bound = int(known[rel.name])
         else:
+            from starmin.algorithms.lp.colgen import column_generation, iteration_budget
+
             try:
                 bound = column_generation(rt, rel, max_iterations=iteration_budget(work),
                                           progress=progress or silent).bound

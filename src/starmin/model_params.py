@@ -209,8 +209,10 @@ def check_keywords(function: str, given: Iterable[str]) -> None:
 
 def check_method(method: object) -> None:
     """Raise for a ``method`` that names no algorithm (before any data is read)."""
-    from starmin.algorithms.registry import algorithms
+    from starmin.algorithms.registry import algorithms, find
 
+    if method in ("auto", "exact") or find(method) is not None:
+        return
     names = ("auto", "exact", *algorithms())
     if method not in names:
         close = difflib.get_close_matches(str(method), names, n=1)

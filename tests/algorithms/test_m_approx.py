@@ -127,3 +127,79 @@ def test_case1_short_last_run_joins_the_previous_one() -> None:
     rt = from_rows([[0, 0], [0, 1], [1, 0], [1, 1], [2, 2]])  # five singletons, k = 2
     plan = m_approx.solve(rt, KAnonymity(2))
     assert sorted(plan.class_sizes.tolist()) == [2, 3]
+
+
+def _former_classes(rt):  # type: ignore[no-untyped-def]
+    """The classes as :class:`_classes.Classes` built them before (``np.unique`` over rows,
+    one sliced copy per class): the reference for the flat cells."""
+    from itertools import pairwise
+
+    import numpy as np
+
+    vec, inv = np.unique(rt.codes, axis=0, return_inverse=True)
+    inv = np.asarray(inv).reshape(-1)
+    size = np.bincount(inv, weights=rt.sizes, minlength=len(vec)).astype(np.int64)
+    t, s = np.nonzero(rt.counts)
+    cls = inv[t]
+    order = np.argsort(cls, kind="stable")
+    t, s, cls = t[order], s[order], cls[order]
+    bounds = np.searchsorted(cls, np.arange(len(vec) + 1))
+    cnt = rt.counts[t, s]
+    cells = [(t[a:b].astype(np.int64), s[a:b].astype(np.int64), cnt[a:b])
+             for a, b in pairwise(bounds)]
+    return vec, size, cells
+
+
+def _repeated(seed: int):  # type: ignore[no-untyped-def]
+    """Random row types, some QI vectors given as two row types (Classes merges them)."""
+    import numpy as np
+
+    from starmin.data.rowtypes import RowTypes
+    from tests.helpers.tables import two_sensitive_table
+
+    rng = np.random.default_rng(seed)
+    rt = two_sensitive_table(seed, int(rng.integers(5, 120)), m=int(rng.integers(1, 5)),
+                             values=int(rng.integers(1, 4)))
+    if seed % 2:
+        return rt
+    again = rng.random(rt.t_in) < 0.4
+    counts = rt.counts.copy()
+    extra = counts[again].copy()
+    counts[again] = counts[again] // 2
+    extra -= counts[again]
+    keep = extra.sum(axis=1) > 0
+    return RowTypes(rt.qi, np.vstack([rt.codes, rt.codes[again][keep]]),
+                    np.vstack([counts, extra[keep]]), rt.domains, rt.sensitive, rt.keys,
+                    rt.sensitive_domains)
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_flat_classes_and_case_0_plan_as_before(seed: int) -> None:
+    """The classes' flat cells are the former per-class cells, and case 0 (every class has
+    >= k rows) builds from them the same plan as the former groups, one per class."""
+    import numpy as np
+
+    from starmin.algorithms.approx._classes import Classes
+
+    rt = _repeated(seed)
+    C = Classes(rt)
+    vec, size, cells = _former_classes(rt)
+    assert np.array_equal(C.vec, vec) and np.array_equal(C.size, size)
+    assert len(C.cells) == len(cells)
+    for new, old in zip(C.cells, cells, strict=True):
+        for a, b in zip(new, old, strict=True):
+            assert a.dtype == b.dtype and np.array_equal(a, b)
+    for j, (t, s, cnt) in enumerate(cells):  # flat: class after class
+        sel = C.of_entry == j
+        assert np.array_equal(C.entries[0][sel], t) and np.array_equal(C.entries[1][sel], s)
+        assert np.array_equal(C.entries[2][sel], cnt)
+    k = int(size.min())
+    plan = m_approx.solve(rt, KAnonymity(k))
+    assert plan.certificate["case"] == 0
+    order = np.lexsort((np.arange(len(size)), size))
+    former = ReleasePlan.from_groups(rt, [cells[int(r)] for r in order], plan.method,
+                                     plan.guarantee, plan.lower_bound, plan.certificate)
+    for name in ("outputs", "out_idx", "type_idx", "key_idx", "count"):
+        a, b = getattr(plan, name), getattr(former, name)
+        assert a.dtype == b.dtype and np.array_equal(a, b), name
+    assert plan.stars == 0

@@ -245,6 +245,33 @@ def test_verify_program_flushes_its_verdict_before_it_exits(tmp_path: Path, k: i
     assert proc.stderr == ""
 
 
+def test_anonymize_program_writes_everything_before_it_exits(tmp_path: Path) -> None:
+    # run as a program, `starmin anonymize` (local engine) ends without Python's shutdown:
+    # the summary must still reach a pipe, every file must be complete, the status 0
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # buffered stdout
+    path = tmp_path / "t.csv"
+    rows = [f"{a},{z},{s}" for a in range(30) for z in range(4) for s in range(3)]
+    path.write_text("age,zip,s\n" + "\n".join(rows * 5) + "\n")
+    out = tmp_path / "rel.csv"
+    proc = subprocess.run([sys.executable, "-m", "starmin.cli.main", "anonymize", str(path),
+                           "--qi", "age,zip", "--sensitive", "s", "--k", "5", "--l", "2",
+                           "-q", "-o", str(out)],
+                          capture_output=True, text=True, timeout=300, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+    report = json.loads(Path(f"{out}.report.json").read_text())
+    assert report["verified"] is True
+    assert "verified   yes" in proc.stdout and proc.stdout.rstrip().endswith(
+        f"{out}.report.html")
+    assert pl.read_csv(out).height == len(rows) * 5
+    assert Path(f"{out}.report.html").read_text().rstrip().endswith("</html>")
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temps
+
+
 def test_methods_list_keeps_names_and_statements_apart(capsys: pytest.CaptureFixture[str]
                                                         ) -> None:
     """Every method's name is followed by a space, however long the name

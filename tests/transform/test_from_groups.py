@@ -78,3 +78,24 @@ def test_unique_rows_is_numpys_unique_over_rows(seed: int) -> None:
     u2, inv2 = unique_rows(a)
     assert u2.dtype == u.dtype and np.array_equal(u2, u)
     assert inv2.dtype == np.int64 and np.array_equal(inv2, np.asarray(inv).reshape(-1))
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_from_entries_does_not_depend_on_the_order_of_groups_or_entries(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    rt = two_sensitive_table(seed, int(rng.integers(5, 80)), m=int(rng.integers(1, 5)),
+                             values=int(rng.integers(1, 4)))
+    ti, ki = np.nonzero(rt.counts)
+    cnt = rt.counts[ti, ki]
+    gid = rng.integers(0, max(1, len(ti) // 3), size=len(ti))
+    by_group = np.argsort(gid, kind="stable")
+    plan = ReleasePlan.from_entries(rt, ti[by_group], ki[by_group], cnt[by_group],
+                                    gid[by_group], "x", G, 3, {"a": 1})
+    groups = [(ti[gid == g], ki[gid == g], cnt[gid == g]) for g in np.unique(gid)]
+    same(plan, ReleasePlan.from_groups(rt, groups, "x", G, 3, {"a": 1}))
+    same(plan, former(rt, groups))
+    # the groups shuffled, and the entries within each group
+    perm = rng.permutation(len(groups))
+    shuffled = [tuple(a[p] for a in groups[i])
+                for i in perm for p in [rng.permutation(len(groups[i][0]))]]
+    same(plan, ReleasePlan.from_groups(rt, shuffled, "x", G, 3, {"a": 1}))

@@ -40,23 +40,51 @@ _MODULES = (
 )
 
 
+def _entries(mod_name: str) -> tuple[Algorithm, ...]:
+    mod = importlib.import_module(mod_name)
+    return tuple(getattr(mod, "ALGORITHMS", None) or (mod.ALGORITHM,))
+
+
 def algorithms() -> dict[str, Algorithm]:
     """Every registered algorithm, by name, in registration order."""
     out: dict[str, Algorithm] = {}
     for mod_name in _MODULES:
-        mod = importlib.import_module(mod_name)
-        entries = getattr(mod, "ALGORITHMS", None) or (mod.ALGORITHM,)
-        for a in entries:
+        for a in _entries(mod_name):
             out[a.name] = a
     return out
 
 
+def _named_after(name: str) -> str | None:
+    """The registered module named after the algorithm ``name`` (``m-approx`` ->
+    ``...approx.m_approx``, ``tp+`` -> ``...approx.tp_plus``, ``fpt-k-anonymity`` ->
+    ``...fpt.k_anonymity``), if there is one."""
+    stem = name.replace("-", "_").replace("+", "_plus")
+    for mod_name in _MODULES:
+        parts = mod_name.split(".")
+        if stem in (parts[-1], f"{parts[-2]}_{parts[-1]}"):
+            return mod_name
+    return None
+
+
+def find(name: object) -> Algorithm | None:
+    """The algorithm called ``name``, or ``None``. Loads only the module named after it when
+    that module registers it (a named method then loads no other algorithm and its solver
+    libraries), else every module; the same entry :func:`algorithms` gives."""
+    mod_name = _named_after(name) if isinstance(name, str) else None
+    if mod_name is not None:
+        for a in _entries(mod_name):
+            if a.name == name:
+                return a
+    return algorithms().get(name) if isinstance(name, str) else None
+
+
 def get(name: str) -> Algorithm:
     """The algorithm called ``name``; a clear error lists the names otherwise."""
-    table = algorithms()
-    if name not in table:
-        raise InvalidInput(f"unknown method {name!r}: choose one of auto, {', '.join(table)}")
-    return table[name]
+    found = find(name)
+    if found is None:
+        raise InvalidInput(f"unknown method {name!r}: choose one of auto, "
+                           f"{', '.join(algorithms())}")
+    return found
 
 
 def choose(model: PrivacyModel, rt: RowTypes, method: str) -> Algorithm:

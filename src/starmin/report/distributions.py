@@ -26,7 +26,7 @@ from starmin.data.rowtypes import RowTypes
 from starmin.models.base import PrivacyModel
 from starmin.models.combine import implied_k, parts
 from starmin.report.record import Distributions, Histogram, MeasureDistribution, ValueCounts
-from starmin.transform.plan import STAR, ReleasePlan
+from starmin.transform.plan import STAR, ReleasePlan, unique_rows
 
 MAX_BINS = 30
 """Bins per histogram (class sizes, per-class measures)."""
@@ -59,7 +59,7 @@ def _merged(plan: ReleasePlan) -> tuple[NDArray[np.int32], NDArray[np.int64]]:
     """The distinct output vectors and each plan entry's index among them."""
     if plan.t_out == 0:
         return plan.outputs, plan.out_idx
-    uniq, inv = np.unique(plan.outputs, axis=0, return_inverse=True)
+    uniq, inv = unique_rows(plan.outputs)  # np.unique(axis=0)'s arrays, by a lexsort
     if len(uniq) == plan.t_out:
         return plan.outputs, plan.out_idx
     return uniq.astype(np.int32), np.asarray(inv).reshape(-1)[plan.out_idx]

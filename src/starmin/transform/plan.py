@@ -174,13 +174,35 @@ class ReleasePlan:
         per-group column minima and maxima; the same plan as building each group's
         suppressor in turn.)
         """
-        m = rt.m
         if not groups:
             return cls.from_vectors(rt, [], [], method, guarantee, lower_bound, certificate)
         sizes = np.fromiter((len(g[0]) for g in groups), dtype=np.int64, count=len(groups))
-        ti, ki, cnt = (np.concatenate([g[j] for g in groups]).astype(np.int64, copy=False)
-                       for j in range(3))
+        ti, ki, cnt = (np.concatenate([g[j] for g in groups]) for j in range(3))
         gid = np.repeat(np.arange(len(groups), dtype=np.int64), sizes)
+        return cls.from_entries(rt, ti, ki, cnt, gid, method, guarantee, lower_bound,
+                                certificate)
+
+    @classmethod
+    def from_entries(
+        cls,
+        rt: RowTypes,
+        ti: NDArray[np.integer],
+        ki: NDArray[np.integer],
+        cnt: NDArray[np.integer],
+        gid: NDArray[np.integer],
+        method: str,
+        guarantee: Guarantee,
+        lower_bound: int | None = None,
+        certificate: Mapping[str, Any] | None = None,
+    ) -> ReleasePlan:
+        """:meth:`from_groups` with the groups given as flat arrays: entry ``i`` is ``cnt[i]``
+        rows of row type ``ti[i]`` with key ``ki[i]`` in group ``gid[i]``, each group's
+        entries contiguous. The plan depends only on the multiset of (group suppressor, type,
+        key, count), not on the order of the groups or of the entries (output vectors come in
+        lexicographic order, assignments sorted and summed by :meth:`compact`)."""
+        m = rt.m
+        ti, ki, cnt, gid = (np.asarray(a).astype(np.int64, copy=False)
+                            for a in (ti, ki, cnt, gid))
         keep = cnt > 0
         ti, ki, cnt, gid = ti[keep], ki[keep], cnt[keep], gid[keep]
         if len(ti) == 0:

@@ -129,15 +129,16 @@ def _split_small(C: _Classes, small: NDArray[np.int64], k: int) -> list[list[int
 
 
 def _partition(C: _Classes, k: int, refine: bool
-               ) -> tuple[int, int, list[Group], dict[str, Any]]:
-    """``(case, lower bound, groups, facts)`` of Thm 10's proof."""
+               ) -> tuple[int, int, list[Group] | None, dict[str, Any]]:
+    """``(case, lower bound, groups, facts)`` of Thm 10's proof; groups ``None`` in case 0:
+    every class alone."""
     R = len(C.size)
     order = np.lexsort((np.arange(R), C.size))  # |C_1| <= ... <= |C_R|, ties by class order
     small, big = order[C.size[order] < k], order[C.size[order] >= k]
     L, small_rows = len(small), int(C.size[small].sum())
     facts: dict[str, Any] = {"classes": R, "L": L, "small_rows": small_rows}
     if L == 0:
-        return 0, 0, [C.whole(int(r)) for r in order], facts
+        return 0, 0, None, facts
     if small_rows >= k:  # case 1
         runs = _split_small(C, small, k) if refine else [[int(r) for r in small]]
         facts["small_groups"] = len(runs)
@@ -189,10 +190,14 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     assert isinstance(model, KAnonymity)
     check_feasible(model, rt)
     refine = bool(options.get("refine", True))
-    case, lower, groups, facts = _partition(_Classes(rt), int(model.k), refine)
+    C = _Classes(rt)
+    case, lower, groups, facts = _partition(C, int(model.k), refine)
     guarantee = Guarantee(kind="ratio", statement=STATEMENT, reference=REFERENCE,
                           ratio=float(rt.m), ratio_of=star_ratio)
     certificate = {"case": case, "lower_bound": lower, "ratio": rt.m, "refine": refine, **facts}
+    if groups is None:  # case 0: the classes as they are, straight from their flat cells
+        return ReleasePlan.from_entries(rt, *C.entries, C.of_entry, NAME, guarantee,
+                                        lower_bound=lower, certificate=certificate)
     return ReleasePlan.from_groups(rt, groups, NAME, guarantee, lower_bound=lower,
                                    certificate=certificate)
 

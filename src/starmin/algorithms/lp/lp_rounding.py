@@ -21,24 +21,22 @@ References: Liang & Yuan, Sec. 4, Thm 9; Bredereck et al., Sec. 4.3; Xiao et al.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from starmin.algorithms.base import Algorithm, AutoRun, Progress, admit, silent
-from starmin.algorithms.lp.colgen import (
-    ColumnGeneration,
-    column_generation,
-    iteration_budget,
-    work_units,
-)
 from starmin.algorithms.lp.relaxation import Relaxation, relaxations
-from starmin.algorithms.lp.rounding import Group, groups_of, merge_failing, round_lp
+from starmin.algorithms.lp.work import iteration_budget, work_units
 from starmin.data.rowtypes import RowTypes
 from starmin.errors import InvalidInput, SolverLimit
 from starmin.models.base import PrivacyModel
 from starmin.models.combine import implied_k, parts
 from starmin.transform.plan import Guarantee, ReleasePlan
+
+if TYPE_CHECKING:  # column generation loads when it runs, not with the registry
+    from starmin.algorithms.lp.colgen import ColumnGeneration
+    from starmin.algorithms.lp.rounding import Group
 
 NAME = "lp-rounding"
 MAX_T_IN = 50_000
@@ -125,6 +123,9 @@ def rounded(rt: RowTypes, model: PrivacyModel, rel: Relaxation, *, max_rounds: i
             max_iterations: int | None = None,
             progress: Progress = silent) -> tuple[ColumnGeneration, list[Group]]:
     """Column generation on ``rel``, then rounding and repair: the LP and the classes."""
+    from starmin.algorithms.lp.colgen import column_generation
+    from starmin.algorithms.lp.rounding import groups_of, merge_failing, round_lp
+
     cg = column_generation(rt, rel, max_rounds=max_rounds, max_patterns=max_patterns,
                            max_iterations=None if max_iterations is None
                            else int(max_iterations), progress=progress)

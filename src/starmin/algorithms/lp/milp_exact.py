@@ -54,32 +54,26 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from starmin.algorithms.base import Algorithm, Progress, admit, check_time_limit, silent
-from starmin.algorithms.lp import aggregate, highs_cutoff
-from starmin.algorithms.lp.colgen import ColumnGeneration
 from starmin.algorithms.lp.cuts import Cut, cut_for, entropy_cap, nonlinear, value_counts
-from starmin.algorithms.lp.master import (
-    Blocks,
-    MILPSolution,
-    Program,
-    build,
-    with_rows,
-)
 from starmin.algorithms.lp.pairs import Pairs
-from starmin.algorithms.lp.pricing import Pricer
 from starmin.algorithms.lp.relaxation import Relaxation, relaxations, transport_relaxation
-from starmin.algorithms.lp.rounding import Group, groups_of, merge_failing
-from starmin.algorithms.lp.vectors import Keep, count_useful, useful_blocks
 from starmin.data.rowtypes import RowTypes
 from starmin.errors import InvalidInput
 from starmin.models.apply import holds
 from starmin.models.base import PrivacyModel
 from starmin.models.combine import implied_k, parts
 from starmin.transform.plan import Guarantee, ReleasePlan, suppressor
+
+if TYPE_CHECKING:  # the LP machinery loads when the MILP is built, not with the registry
+    from starmin.algorithms.lp.colgen import ColumnGeneration
+    from starmin.algorithms.lp.master import Blocks, MILPSolution, Program
+    from starmin.algorithms.lp.rounding import Group
+    from starmin.algorithms.lp.vectors import Keep
 
 NAME = "milp"
 MAX_M = 16
@@ -126,6 +120,8 @@ def _unsupported_part(model: PrivacyModel, rt: RowTypes) -> str | None:
 
 
 def supports(model: PrivacyModel, rt: RowTypes) -> str | None:
+    from starmin.algorithms.lp.vectors import count_useful
+
     reason = _unsupported_part(model, rt)
     if reason is not None:
         return reason
@@ -187,6 +183,11 @@ def exact_constraints(model: PrivacyModel, rt: RowTypes) -> Relaxation:
 
 def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
           progress: Progress | None = None, **options: Any) -> ReleasePlan:
+    from starmin.algorithms.lp import aggregate
+    from starmin.algorithms.lp.master import build
+    from starmin.algorithms.lp.rounding import groups_of, merge_failing
+    from starmin.algorithms.lp.vectors import useful_blocks
+
     admit(NAME, supports, model, rt, options, _OPTIONS)
     say = progress or silent
     node_limit = int(options.get("node_limit", 20_000))
@@ -287,6 +288,10 @@ def _solve_with_cuts(rt: RowTypes, model: PrivacyModel, rel: Relaxation, pairs: 
     when a failing class gives no cut or :data:`CUT_ROUNDS` rounds were made; the last
     solution is then optimal for a relaxation only. With the user's time limit, every round
     gets what is left of it."""
+    from starmin.algorithms.lp import highs_cutoff
+    from starmin.algorithms.lp.master import with_rows
+    from starmin.algorithms.lp.rounding import groups_of
+
     extra = nonlinear(model)
     deadline = None if seconds is None else time.monotonic() + seconds
     value_of_x = rel.value_of_key[pairs.key_of[blocks.pair_of]] if extra else None
@@ -384,6 +389,8 @@ def _fixing(rt: RowTypes, model: PrivacyModel, cg: ColumnGeneration,
     (the size the model implies). Vectors with ``k (stars - G)`` above that are dropped, and
     every pattern with more than ``G(all stars) + slack / k`` stars (gains grow with stars).
     A tolerance of ``1e-6`` per row covers the duals' round-off."""
+    from starmin.algorithms.lp.pricing import Pricer
+
     pricer = Pricer(rt, cg.pairs, cg.relaxation)
     pi = cg.lp.pi
     k = max(implied_k(model), 1)

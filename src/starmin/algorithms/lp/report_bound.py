@@ -5,13 +5,13 @@ lp-rounding's bound instead of running the same column generation again)."""
 
 from __future__ import annotations
 
-from starmin.algorithms.lp.colgen import work_units
 from starmin.algorithms.lp.relaxation import Relaxation, relaxations
+from starmin.algorithms.lp.work import work_units
 from starmin.data.rowtypes import RowTypes
 from starmin.models.base import PrivacyModel
 
 LP_BOUND_MAX_WORK = 20.0
-"""Work units (:func:`starmin.algorithms.lp.colgen.work_units`, estimated from the
+"""Work units (:func:`starmin.algorithms.lp.work.work_units`, estimated from the
 instance's size, never a clock) the LP core's certified bounds in every report may take
 together (column generation, :mod:`starmin.algorithms.lp.colgen`): the model's relaxations
 run in order while their estimates fit (ARX adult, 8 QIs and 14 sensitive values: about 20
