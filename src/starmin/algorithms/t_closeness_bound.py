@@ -85,6 +85,7 @@ from numpy.typing import NDArray
 from starmin.algorithms._progress import Meter
 from starmin.algorithms.base import Progress, silent
 from starmin.algorithms.heuristic.pattern_keys import PatternKeys, masks_of_level
+from starmin.algorithms.t_class_size import min_class_size
 from starmin.data.rowtypes import RowTypes
 from starmin.models.distances import EqualDistance, HierarchicalDistance, OrderedDistance
 from starmin.models.matrix_distance import MatrixDistance
@@ -112,27 +113,37 @@ def t_closeness_lower_bounds(rt: RowTypes, model: TCloseness, *, k: int = 1,
     say = progress or silent
     out = {"t-star-free": 0, "t-pattern": 0}
     keys = PatternKeys(rt.codes)
-    for hist, o, tau, items in _columns(rt, model):
+    columns = list(_columns(rt, model))
+    # every class holds at least k rows and at least the fewest rows any t-close class can
+    # hold, in every sensitive column (t_class_size)
+    k = max([max(1, k), *(x_min for *_, x_min in columns)])
+    for hist, o, tau, items, _ in columns:
         z = star_free_rows(hist, o, tau, items)
         need = hist.sum(axis=1) - np.where(z >= k, z, 0)  # rows with >= 1 star
         out["t-star-free"] = max(out["t-star-free"], int(need.sum()))
         if need.any():
-            lev = _levels(keys, hist, o, (tau, items), need > 0, max(1, k), max_patterns,
-                          say)
+            lev = _levels(keys, hist, o, (tau, items), need > 0, k, max_patterns, say)
             out["t-pattern"] = max(out["t-pattern"], int((need * lev).sum()))
     return out
 
 
 def star_free_bound(rt: RowTypes, model: TCloseness) -> int:
-    """``sum_i (n_i - Z_i)``, maximized over the sensitive columns (module doc)."""
-    return max((int((h.sum(axis=1) - star_free_rows(h, o, tau, items)).sum())
-                for h, o, tau, items in _columns(rt, model)), default=0)
+    """``sum_i (n_i - Z_i)``, maximized over the sensitive columns (module doc); ``Z_i`` is
+    0 where it is below the fewest rows a t-close class can hold."""
+    columns = list(_columns(rt, model))
+    k = max([1, *(x_min for *_, x_min in columns)])
+    out = 0
+    for h, o, tau, items, _ in columns:
+        z = star_free_rows(h, o, tau, items)
+        out = max(out, int((h.sum(axis=1) - np.where(z >= k, z, 0)).sum()))
+    return out
 
 
 def _columns(rt: RowTypes, model: TCloseness
-             ) -> Iterator[tuple[IntArray, IntArray, float, IntArray | None]]:
+             ) -> Iterator[tuple[IntArray, IntArray, float, IntArray | None, int]]:
     """Per sensitive column: the row types' counts and the table's counts over the values the
-    table holds, ``tau`` and the items of the distance (:func:`items_of`)."""
+    table holds, ``tau``, the items of the distance (:func:`items_of`) and the fewest rows
+    a t-close class can hold (:func:`~starmin.algorithms.t_class_size.min_class_size`)."""
     if rt.n == 0 or not rt.sensitive:
         return
     overall = rt.sensitive_histograms(rt.counts.sum(axis=0))
@@ -140,10 +151,11 @@ def _columns(rt: RowTypes, model: TCloseness
                                  rt.sensitive_values(), strict=True):
         o = tot[0]
         present = o > 0
-        items, scale = items_of(model.distance,
-                                [v for v, k in zip(values, present, strict=True) if k])
+        held = [v for v, k in zip(values, present, strict=True) if k]
+        items, scale = items_of(model.distance, held)
         tau = float(model.t_exact) * scale if math.isfinite(scale) else float("inf")
-        yield hist[:, present], o[present], tau, items
+        yield (hist[:, present], o[present], tau, items,
+               min_class_size(model.distance, held, o[present], tau))
 
 
 def _levels(keys: PatternKeys, hist: IntArray, o: IntArray,

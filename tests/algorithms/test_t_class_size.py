@@ -1,0 +1,137 @@
+"""The fewest rows of a t-close class (t_class_size): never above the true smallest size
+(every composition enumerated under the model's exact EMD), equal to it under the equal
+distance, literal cases, and the t bounds it raises stay below brute force."""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from starmin.algorithms.exact import brute_force
+from starmin.algorithms.t_class_size import min_class_size
+from starmin.algorithms.t_closeness_bound import (
+    items_of,
+    star_free_rows,
+    t_closeness_lower_bounds,
+)
+from starmin.data.rowtypes import RowTypes
+from starmin.models import HierarchicalDistance, MatrixDistance, OrderedDistance, TCloseness
+from tests.helpers.tables import random_table
+
+VALUES = ["0", "1", "2", "3"]
+DISTANCES: dict[str, object] = {
+    "equal": TCloseness(0.1).distance,
+    "deep": HierarchicalDistance((("0", "a", "x", "*"), ("1", "a", "x", "*"),
+                                  ("2", "b", "x", "*"), ("3", "c", "y", "*"))),
+    "ordered": OrderedDistance(),
+    "ordered-gaps": OrderedDistance(("0", "gap", "1", "2", "gap2", "gap3", "3")),
+    "matrix": MatrixDistance([[0, 0.5, 1, 1], [0.5, 0, 0.7, 1], [1, 0.7, 0, 0.4],
+                              [1, 1, 0.4, 0]]),
+}
+
+
+def _smallest_close_size(o: np.ndarray, t: float, distance: object) -> int:
+    """The fewest rows of any composition whose EMD to ``o``'s distribution is at most ``t``
+    (every composition of every size enumerated; the model's exact EMD numerators)."""
+    N = int(o.sum())
+    for X in range(1, N + 1):
+        comps = [x for x in itertools.product(range(X + 1), repeat=len(o)) if sum(x) == X]
+        D = np.array([[xv * N - int(ov) * X for xv, ov in zip(x, o, strict=True)]
+                      for x in comps])
+        if isinstance(distance, MatrixDistance):
+            ok, _ = distance.judge(D, np.full(len(D), X * N), VALUES, Fraction(t))
+        else:
+            num, scale = distance.numerators(D, VALUES)  # type: ignore[attr-defined]
+            ok = np.asarray(num, dtype=np.float64) <= t * X * N * scale + 1e-9
+        if ok.any():
+            return X
+    raise AssertionError("the table itself is at distance 0")
+
+
+def _floor(o: np.ndarray, t: float, distance: object) -> int:
+    _, scale = items_of(distance, VALUES)
+    return min_class_size(distance, VALUES, o, t * scale)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.integers(1, 4), min_size=4, max_size=4),
+       st.sampled_from([0.0, 0.05, 0.1, 0.2, 0.25, 1 / 3, 0.4, 0.5]),
+       st.sampled_from(sorted(DISTANCES)))
+def test_floor_never_exceeds_the_smallest_close_class(o: list[int], t: float,
+                                                      which: str) -> None:
+    oa = np.asarray(o, dtype=np.int64)
+    distance = DISTANCES[which]
+    got = _floor(oa, t, distance)
+    assert 1 <= got <= _smallest_close_size(oa, t, distance)
+    if which == "equal":  # the greedy is exact for the total variation
+        assert got == _smallest_close_size(oa, t, distance)
+
+
+def test_literal_sizes() -> None:
+    eq = DISTANCES["equal"]
+    vals = ["a", "b"]
+    # Q = (1/3, 2/3): one row is at TV >= 1/3, two rows (1, 1) at 1/6, three (1, 2) at 0
+    assert min_class_size(eq, vals, np.array([1, 2]), 0.1) == 3
+    assert min_class_size(eq, vals, np.array([1, 2]), 1 / 6) == 2
+    assert min_class_size(eq, vals, np.array([1, 2]), 1 / 3) == 1
+    # Q = (1/2, 1/2): a pair is exact, a single row is at 1/2
+    assert min_class_size(eq, vals, np.array([5, 5]), 0.2) == 2
+    assert min_class_size(eq, vals, np.array([5, 5]), 0.5) == 1
+    # nothing to bound: one value, or an infinite tau
+    assert min_class_size(eq, ["a"], np.array([4]), 0.0) == 1
+    assert min_class_size(eq, vals, np.array([1, 2]), float("inf")) == 1
+    # t = 0: only the table's own proportions, (1, 2) scaled: 3 rows
+    assert min_class_size(eq, vals, np.array([2, 4]), 0.0) == 3
+
+
+def test_hierarchy_levels_add_up() -> None:
+    # values 0, 1 under a, 2, 3 under b; table (1, 1, 1, 1), H = 2. Two rows (0, 2) are at
+    # TV 1/2 over the values and 0 over {a, b}: EMD 1/4. One row: (3/4 + 1/2) / 2 = 5/8
+    h = HierarchicalDistance((("0", "a", "*"), ("1", "a", "*"), ("2", "b", "*"),
+                              ("3", "b", "*")))
+    o = np.ones(4, dtype=np.int64)
+    assert min_class_size(h, VALUES, o, 0.25 * 2) == 2
+    assert min_class_size(h, VALUES, o, 0.6 * 2) == 2
+    assert min_class_size(h, VALUES, o, 0.625 * 2) == 1
+    assert min_class_size(h, VALUES, o, 0.2 * 2) == 4
+
+
+def test_ordered_cuts() -> None:
+    # values 0 < 1 < 2, table (1, 1, 1): one row of value 1 has cumulative sums (0, 1)
+    # against (1/3, 2/3): EMD (1/3 + 1/3) / 2 = 1/3
+    o = np.ones(3, dtype=np.int64)
+    vals = ["0", "1", "2"]
+    assert min_class_size(OrderedDistance(), vals, o, (1 / 3) * 2) == 1
+    # two rows: (1, 0, 1) has sums (1/2, 1/2): EMD (1/6 + 1/6) / 2 = 1/6
+    assert min_class_size(OrderedDistance(), vals, o, 0.3 * 2) == 2
+    assert min_class_size(OrderedDistance(), vals, o, 0.1 * 2) == 3
+
+
+@pytest.mark.parametrize("t", [0.05, 0.1, "1/9", 0.15])
+@pytest.mark.parametrize("seed", range(8))
+def test_raised_bounds_stay_below_brute_force(t: float | str, seed: int) -> None:
+    rt = random_table(9100 + seed, 6 + seed % 3, m=2, values=[2, 3], s=3)
+    model = TCloseness(Fraction(t) if isinstance(t, str) else t)  # type: ignore[arg-type]
+    b = t_closeness_lower_bounds(rt, model)
+    assert b["t-star-free"] <= b["t-pattern"] <= brute_force.solve(rt, model).stars
+
+
+def test_the_floor_raises_the_bound() -> None:
+    # row type A (QI 00) holds values a, b; row type B (QI 11) a, b, b, b: the table is
+    # 1/3 a, 2/3 b. At t = 0.1 a class needs 3 rows ((1, 1) is at TV 1/6). The relaxation
+    # alone lets one row of A stand without a star (X* = 1.76); the floor of 3 rows does not,
+    # so both rows of A carry both stars: bound 4. The optimum joins A with one b of B (6)
+    codes = np.array([[0, 0], [0, 0], [1, 1], [1, 1], [1, 1], [1, 1]])
+    sa = np.array([0, 1, 0, 1, 1, 1])
+    rt = RowTypes.from_arrays(codes, sa)
+    model = TCloseness(0.1)
+    assert star_free_rows(np.array([[1, 1]]), np.array([2, 4]), 0.1).tolist() == [1]
+    assert min_class_size(model.distance, ["a", "b"], np.array([2, 4]), 0.1) == 3
+    b = t_closeness_lower_bounds(rt, model)
+    assert b["t-star-free"] == 2 and b["t-pattern"] == 4
+    assert brute_force.solve(rt, model).stars == 6
