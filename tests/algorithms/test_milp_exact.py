@@ -43,6 +43,7 @@ MODELS: dict[str, PrivacyModel] = {
     "distinct-l3": DistinctLDiversity(3),
     "k4-p2": PSensitiveKAnonymity(4, 2),
     "t0.3-equal": TCloseness(0.3, EqualDistance()),
+    "t0.1-equal": TCloseness(0.1, EqualDistance()),
     "t0.2-ordered": TCloseness(0.2, OrderedDistance()),
     "t0.2-hier": TCloseness(0.2, HIER),
     "k3-and-t0.35": AllOf(KAnonymity(3), TCloseness(0.35, EqualDistance())),
@@ -185,3 +186,17 @@ def test_matrix_distance_by_transport_constraints() -> None:
                 assert plan.guarantee.kind == "exact" and plan.stars == opt, (seed, t)
                 solved += 1
     assert solved >= 20
+
+
+def test_t_closeness_states_the_fewest_rows_of_a_close_class() -> None:
+    """The MILP's class size for t-closeness is t_class_floor (> 1 here), so the brute-force
+    equalities above (t0.1-equal, t0.2-ordered, ...) run with the floor's constraint."""
+    from starmin.algorithms.t_closeness_bound import t_class_floor
+
+    _, rt = table(*TABLES[1])
+    for t, distance in ((0.1, EqualDistance()), (0.2, OrderedDistance()), (0.2, HIER)):
+        model = TCloseness(t, distance)
+        floor = t_class_floor(rt, model)
+        assert floor > 1, (t, distance)
+        assert milp_exact.exact_constraints(model, rt).k == floor
+    assert milp_exact.exact_constraints(AllOf(KAnonymity(9), TCloseness(0.3)), rt).k == 9

@@ -87,6 +87,8 @@ from starmin.algorithms.base import Progress, silent
 from starmin.algorithms.heuristic.pattern_keys import PatternKeys, masks_of_level
 from starmin.algorithms.t_class_size import min_class_size
 from starmin.data.rowtypes import RowTypes
+from starmin.models.base import PrivacyModel
+from starmin.models.combine import parts
 from starmin.models.distances import EqualDistance, HierarchicalDistance, OrderedDistance
 from starmin.models.matrix_distance import MatrixDistance
 from starmin.models.t_closeness import TCloseness
@@ -125,6 +127,18 @@ def t_closeness_lower_bounds(rt: RowTypes, model: TCloseness, *, k: int = 1,
             lev = _levels(keys, hist, o, (tau, items), need > 0, k, max_patterns, say)
             out["t-pattern"] = max(out["t-pattern"], int((need * lev).sum()))
     return out
+
+
+def t_class_floor(rt: RowTypes, model: PrivacyModel) -> int:
+    """The fewest rows any class of a release satisfying ``model`` can hold by its
+    t-closeness parts: the largest ``X_min`` (:mod:`starmin.algorithms.t_class_size`) over
+    those parts and their sensitive columns; 1 without one. A valid class size for every
+    formulation that states one (the MILP's and the LP's ``sum_p x(b, p) >= k y(b)``)."""
+    floor = 1
+    for part in parts(model):
+        if isinstance(part, TCloseness):
+            floor = max([floor, *(x_min for *_, x_min in _columns(rt, part))])
+    return floor
 
 
 def star_free_bound(rt: RowTypes, model: TCloseness) -> int:
