@@ -135,3 +135,19 @@ def test_the_floor_raises_the_bound() -> None:
     b = t_closeness_lower_bounds(rt, model)
     assert b["t-star-free"] == 2 and b["t-pattern"] == 4
     assert brute_force.solve(rt, model).stars == 6
+
+
+def test_work_limits_stop_at_a_floor(monkeypatch: pytest.MonkeyPatch) -> None:
+    from starmin.algorithms import t_class_size
+
+    eq = DISTANCES["equal"]
+    o = np.array([1000, 999])  # coprime: at t = 0 only the whole table's proportions
+    assert min_class_size(eq, ["a", "b"], o, 0.0) == 1999
+    monkeypatch.setattr(t_class_size, "MAX_WORK", 1)  # one batch of sizes
+    assert min_class_size(eq, ["a", "b"], o, 0.0) == t_class_size._BATCH + 1
+    monkeypatch.setattr(t_class_size, "MAX_SIZES", 10)
+    assert min_class_size(eq, ["a", "b"], o, 0.0) == 11
+    # many values: the limit keeps the work bounded, and the answer is still a floor
+    many = np.arange(1, 5001, dtype=np.int64)
+    got = min_class_size(eq, [str(v) for v in range(5000)], many, 0.0)
+    assert 1 <= got <= int(many.sum())

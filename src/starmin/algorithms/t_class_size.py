@@ -36,8 +36,8 @@ relaxed sub-multiset of a row type or bucket), a bucket can hold a t-close class
 ``floor(X*) >= min_class_size``: the class size ``k`` of the bound is raised to it.
 
 Complexity: ``O(X_min * P * s log s)`` for ``P`` parts over ``s`` values, in batches of
-:data:`_BATCH` sizes; at most :data:`MAX_SIZES` sizes are tried (the floor is then the first
-size not tried, still a floor).
+:data:`_BATCH` sizes; at most :data:`MAX_SIZES` sizes, and at most :data:`MAX_WORK` entries,
+are tried (the floor is then the first size not tried, still a floor).
 """
 
 from __future__ import annotations
@@ -60,6 +60,11 @@ _BATCH = 512
 MAX_SIZES = 1 << 20
 """Sizes tried at most; beyond them the floor is the first size not tried."""
 
+MAX_WORK = 1 << 27
+"""Entries (sizes x values, summed over the parts) computed at most: with many values
+fewer sizes are tried (at least one batch), and the floor is again the first size not
+tried."""
+
 
 def min_class_size(distance: object, values: Sequence[object], o: IntArray,
                    tau: float) -> int:
@@ -72,8 +77,10 @@ def min_class_size(distance: object, values: Sequence[object], o: IntArray,
     if len(o) < 2 or not np.isfinite(tau) or N < 2:
         return 1
     parts, cuts = _parts(distance, values, o)
-    for start in range(1, min(N, MAX_SIZES) + 1, _BATCH):
-        X = np.arange(start, min(start + _BATCH, N + 1), dtype=np.int64)
+    width = sum(len(p) for p in parts) + (0 if cuts is None else len(cuts[0]))
+    last = min(N, MAX_SIZES, max(_BATCH, MAX_WORK // max(width, 1)))
+    for start in range(1, last + 1, _BATCH):
+        X = np.arange(start, min(start + _BATCH, last + 1), dtype=np.int64)
         d = np.zeros(len(X), dtype=np.float64)
         for counts in parts:
             d += _level_deficit(counts, X, N)
@@ -82,7 +89,7 @@ def min_class_size(distance: object, values: Sequence[object], o: IntArray,
         ok = np.flatnonzero(d <= tau * X * N * (1 + _SLACK) + _SLACK)
         if len(ok):
             return int(X[ok[0]])
-    return min(N, MAX_SIZES) + 1
+    return last + 1
 
 
 def _parts(distance: object, values: Sequence[object], o: IntArray
