@@ -66,6 +66,8 @@ def test_info_t_closeness_bound(census_csv: Path, capsys: pytest.CaptureFixture[
                  "--k", "2", "--t", "0.2"]) == 0
     line = [x for x in capsys.readouterr().out.splitlines() if x.startswith("t = 0.2")]
     assert line and int(line[0].split(">=")[1].split()[0]) > 0
+    floor = int(line[0].split("holds >=")[1].split()[0])  # the fewest rows of a close class
+    assert floor > 1
     assert main(["-q", "info", str(census_csv), "--qi", QI, "--t", "0.2"]) == 2
     assert "--t needs a sensitive column" in capsys.readouterr().err
     assert main(["-q", "info", str(census_csv), "--qi", QI, "--sensitive", "occupation",

@@ -394,7 +394,7 @@ def verdict_text(d: dict[str, Any]) -> str:
 def cmd_info(ns: argparse.Namespace) -> int:
     from starmin import aggregate
     from starmin.algorithms.bounds import k_anonymity_lower_bounds
-    from starmin.algorithms.t_closeness_bound import t_closeness_lower_bounds
+    from starmin.algorithms.t_closeness_bound import t_class_floor, t_closeness_lower_bounds
     from starmin.data.schema import Schema
     from starmin.models import KAnonymity, TCloseness
 
@@ -427,7 +427,8 @@ def cmd_info(ns: argparse.Namespace) -> int:
     for t, model in t_models:
         b = t_closeness_lower_bounds(rt, model, progress=say)
         parts = ", ".join(f"{name} {v}" for name, v in b.items())
-        print(f"t = {t} (equal distance): optimum >= {max(b.values())} stars ({parts})")
+        print(f"t = {t} (equal distance): optimum >= {max(b.values())} stars ({parts}); "
+              f"every t-close class holds >= {t_class_floor(rt, model)} rows")
     return EXIT_OK
 
 
