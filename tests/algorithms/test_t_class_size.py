@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from starmin.algorithms.exact import brute_force
-from starmin.algorithms.t_class_size import min_class_size
+from starmin.algorithms.t_class_size import largest_close_sizes, min_class_size
 from starmin.algorithms.t_closeness_bound import (
     items_of,
     star_free_rows,
@@ -151,3 +151,50 @@ def test_work_limits_stop_at_a_floor(monkeypatch: pytest.MonkeyPatch) -> None:
     many = np.arange(1, 5001, dtype=np.int64)
     got = min_class_size(eq, [str(v) for v in range(5000)], many, 0.0)
     assert 1 <= got <= int(many.sum())
+
+
+def _largest_tv_part(c: list[int], o: np.ndarray, tau: float, k: int) -> int:
+    """The largest sub-multiset of ``c`` with at least ``k`` rows within total variation
+    ``tau`` of ``o`` (every sub-multiset enumerated, exact rationals); 0 if none."""
+    N = int(o.sum())
+    best = 0
+    for x in itertools.product(*(range(v + 1) for v in c)):
+        total = sum(x)
+        if total < max(k, 1):
+            continue
+        tv = sum(max(Fraction(int(ov) * total, N) - xv, Fraction(0))
+                 for xv, ov in zip(x, o, strict=True))
+        if tv <= Fraction(tau).limit_denominator(10_000) * total:
+            best = max(best, total)
+    return best
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 5), min_size=4, max_size=4), min_size=1, max_size=4),
+       st.lists(st.integers(1, 9), min_size=4, max_size=4),
+       st.sampled_from([0.0, 0.1, 0.2, 0.25, 1 / 3, 0.5]), st.integers(1, 6),
+       st.sampled_from([1, 3, 32]))
+def test_largest_close_sizes_bound_the_integer_optimum(rows: list[list[int]], o: list[int],
+                                                       tau: float, k: int,
+                                                       steps: int) -> None:
+    c = np.asarray(rows, dtype=np.int64)
+    oa = np.asarray(o, dtype=np.int64)
+    z = star_free_rows(c, oa, tau)
+    got = largest_close_sizes(c, oa, tau, z, k, steps=steps)
+    for i, row in enumerate(rows):
+        want = _largest_tv_part(row, oa, tau, k)
+        assert want <= got[i] <= max(z[i], 0), (row, want, got[i])
+        if z[i] - k < steps:  # every size of [k, z] tried: exact
+            assert got[i] == want, (row, got[i], want)
+
+
+def test_largest_close_sizes_literal() -> None:
+    # table 1/3 a, 2/3 b, t = 0.2. (2, 1): all three rows are at TV 1/3, two rows (1, 1) at
+    # 1/6: 2, but none of at least k = 3 rows. (1, 2): exact, 3. (3, 3): TV 1/6, 6
+    o = np.array([1, 2])
+    c = np.array([[2, 1], [1, 2], [3, 3]])
+    z = star_free_rows(c, o, 0.2)
+    assert largest_close_sizes(c, o, 0.2, z, 1).tolist() == [2, 3, 6]
+    assert largest_close_sizes(c, o, 0.2, z, 3).tolist() == [0, 3, 6]
+    # at t = 0.1: (1, 1) fails (1/6); (3, 3) holds (2, 3) at 1/15, not all six
+    assert largest_close_sizes(c, o, 0.1, star_free_rows(c, o, 0.1), 1).tolist() == [0, 3, 5]

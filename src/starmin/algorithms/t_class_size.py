@@ -131,3 +131,50 @@ def _cut_deficit(cum: IntArray, w: IntArray, X: IntArray, N: int) -> NDArray[np.
     distance to the nearest integer."""
     r = (X[:, None] * cum[None, :]) % N
     return (np.minimum(r, N - r) * w[None, :]).sum(axis=1).astype(np.float64)
+
+
+STEPS = 32
+"""Sizes :func:`largest_close_sizes` tries per row, from the top."""
+
+
+def largest_close_sizes(c: IntArray, o: IntArray, tau: float, z: IntArray, k: int,
+                        steps: int = STEPS) -> IntArray:
+    """Under the total variation (``X * TV <= tau X``: the equal distance, and a matrix
+    through ``d_min``): for each row of counts ``c`` ``(T, s)`` whose relaxed largest close
+    size is ``z`` ``(T,)``, an upper bound on the largest ``X`` in ``[k, z]`` for which a
+    sub-multiset ``x <= c`` of ``X`` rows, in integers, has ``sum_v max(0, Q_v X - x_v) <=
+    tau X``; 0 when there is none.
+
+    For one ``X`` the least deficit is exact by a greedy with caps: a row put into value
+    ``v`` lowers its deficit by ``min(1, what is left)`` while ``x_v < c_v``, so the best
+    ``X`` rows take every whole unit (``y_v = min(c_v, floor(Q_v X))``), then the ``R = X -
+    sum y`` largest fractional parts among the values not at their cap; the other rows add
+    nothing (they need ``sum c >= X``). In numerators over ``N``, exactly. The ``steps``
+    sizes from ``z`` down are tried; when none passes and smaller sizes are left untried,
+    ``z - steps`` is returned (still an upper bound)."""
+    c = np.asarray(c, dtype=np.int64)
+    o = np.asarray(o, dtype=np.int64)
+    z = np.asarray(z, dtype=np.int64)
+    N = int(o.sum())
+    out = np.where(z - steps >= k, z - steps, 0)
+    open_ = np.flatnonzero(z >= k)
+    for j in range(steps):
+        if len(open_) == 0:
+            break
+        size = z[open_] - j
+        live = size >= k
+        open_, size = open_[live], size[live]
+        cc = c[open_]
+        prod = size[:, None] * o[None, :]
+        y = np.minimum(cc, prod // N)
+        d = prod - y * N                                # deficit numerators
+        frac = np.where((y < cc) & (d > 0), d, 0)
+        frac = -np.sort(-frac, axis=1)                  # largest first
+        cum = np.concatenate([np.zeros((len(size), 1), dtype=np.int64),
+                              np.cumsum(frac, axis=1)], axis=1)
+        R = np.clip(size - y.sum(axis=1), 0, c.shape[1])
+        short = d.sum(axis=1) - cum[np.arange(len(size)), R]  # least deficit, times N
+        ok = (short <= tau * size * N * (1 + _SLACK) + _SLACK) & (cc.sum(axis=1) >= size)
+        out[open_[ok]] = size[ok]
+        open_ = open_[~ok]
+    return out

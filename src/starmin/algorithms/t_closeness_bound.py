@@ -85,7 +85,7 @@ from numpy.typing import NDArray
 from starmin.algorithms._progress import Meter
 from starmin.algorithms.base import Progress, silent
 from starmin.algorithms.heuristic.pattern_keys import PatternKeys, masks_of_level
-from starmin.algorithms.t_class_size import min_class_size
+from starmin.algorithms.t_class_size import largest_close_sizes, min_class_size
 from starmin.data.rowtypes import RowTypes
 from starmin.models.base import PrivacyModel
 from starmin.models.combine import parts
@@ -120,7 +120,7 @@ def t_closeness_lower_bounds(rt: RowTypes, model: TCloseness, *, k: int = 1,
     # hold, in every sensitive column (t_class_size)
     k = max([max(1, k), *(x_min for *_, x_min in columns)])
     for hist, o, tau, items, _ in columns:
-        z = star_free_rows(hist, o, tau, items)
+        z = _close_rows(hist, o, tau, items, k)
         need = hist.sum(axis=1) - np.where(z >= k, z, 0)  # rows with >= 1 star
         out["t-star-free"] = max(out["t-star-free"], int(need.sum()))
         if need.any():
@@ -148,7 +148,7 @@ def star_free_bound(rt: RowTypes, model: TCloseness) -> int:
     k = max([1, *(x_min for *_, x_min in columns)])
     out = 0
     for h, o, tau, items, _ in columns:
-        z = star_free_rows(h, o, tau, items)
+        z = _close_rows(h, o, tau, items, k)
         out = max(out, int((h.sum(axis=1) - np.where(z >= k, z, 0)).sum()))
     return out
 
@@ -202,7 +202,7 @@ def _levels(keys: PatternKeys, hist: IntArray, o: IntArray,
             ob = inv[open_]
             cand = np.unique(ob)
             fits = np.zeros(nb, dtype=bool)
-            fits[cand] = star_free_rows(bucket[cand], o, *cut) >= k
+            fits[cand] = _close_rows(bucket[cand], o, *cut, k) >= k
             hit = fits[ob]
             lev[open_[hit]] = j
             open_ = open_[~hit]
@@ -212,6 +212,17 @@ def _levels(keys: PatternKeys, hist: IntArray, o: IntArray,
             "more stars")
     lev[open_] = last + 1
     return lev
+
+
+def _close_rows(c: IntArray, o: IntArray, tau: float, items: IntArray | None,
+                k: int) -> IntArray:
+    """:func:`star_free_rows`, and under the total variation (no items) lowered to the
+    largest size an integer sub-multiset of at least ``k`` rows reaches
+    (:func:`~starmin.algorithms.t_class_size.largest_close_sizes`; 0 when none does)."""
+    z = star_free_rows(c, o, tau, items)
+    if items is not None or not np.isfinite(tau) or c.shape[1] <= 1:
+        return z
+    return largest_close_sizes(c, o, tau, z, k)
 
 
 def star_free_rows(c: IntArray, o: IntArray, tau: float,
