@@ -198,3 +198,40 @@ def test_largest_close_sizes_literal() -> None:
     assert largest_close_sizes(c, o, 0.2, z, 3).tolist() == [0, 3, 6]
     # at t = 0.1: (1, 1) fails (1/6); (3, 3) holds (2, 3) at 1/15, not all six
     assert largest_close_sizes(c, o, 0.1, star_free_rows(c, o, 0.1), 1).tolist() == [0, 3, 5]
+
+
+def _largest_close_part(c: list[int], o: np.ndarray, t: float, distance: object,
+                        k: int) -> int:
+    """The largest sub-multiset of ``c`` with at least ``k`` rows whose EMD to ``o`` is at
+    most ``t`` under ``distance`` (enumerated; the model's exact EMD numerators); 0 if none."""
+    N = int(o.sum())
+    best = 0
+    for x in itertools.product(*(range(v + 1) for v in c)):
+        total = sum(x)
+        if total < max(k, 1):
+            continue
+        D = np.array([[xv * N - int(ov) * total for xv, ov in zip(x, o, strict=True)]])
+        num, scale = distance.numerators(D, VALUES)  # type: ignore[attr-defined]
+        if float(num[0]) <= t * total * N * scale + 1e-9:
+            best = max(best, total)
+    return best
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 4), min_size=4, max_size=4), min_size=1, max_size=3),
+       st.lists(st.integers(1, 9), min_size=4, max_size=4),
+       st.sampled_from([0.0, 0.1, 0.2, 1 / 3, 0.4, 0.5, 0.6]), st.integers(1, 5),
+       st.sampled_from([2, 32]))
+def test_largest_close_sizes_under_a_hierarchy(rows: list[list[int]], o: list[int], t: float,
+                                               k: int, steps: int) -> None:
+    from starmin.algorithms.t_class_size import levels_of
+
+    distance = DISTANCES["deep"]
+    items, scale = items_of(distance, VALUES)
+    c = np.asarray(rows, dtype=np.int64)
+    oa = np.asarray(o, dtype=np.int64)
+    z = star_free_rows(c, oa, t * scale, items)
+    got = largest_close_sizes(c, oa, t * scale, z, k, levels_of(distance, VALUES),
+                              steps=steps)
+    for i, row in enumerate(rows):
+        assert _largest_close_part(row, oa, t, distance, k) <= got[i] <= max(z[i], 0)

@@ -92,25 +92,36 @@ def min_class_size(distance: object, values: Sequence[object], o: IntArray,
     return last + 1
 
 
+def levels_of(distance: object, values: Sequence[object]) -> list[IntArray] | None:
+    """The partitions of ``values`` whose deficits add up to ``X * scale * EMD`` (module
+    doc), as ``(s, P)`` 0/1 membership matrices: the values themselves, and under a
+    hierarchy each level below the root. ``None`` for the ordered distance (cuts, not
+    partitions)."""
+    s = len(values)
+    if isinstance(distance, OrderedDistance):
+        return None
+    levels = [np.eye(s, dtype=np.int64)]
+    if isinstance(distance, HierarchicalDistance):
+        member, height = distance.ancestors(values)
+        for h in range(1, distance.height):
+            cols = member[:, height == h]
+            if cols.shape[1]:
+                levels.append(np.asarray(cols, dtype=np.int64))
+    return levels
+
+
 def _parts(distance: object, values: Sequence[object], o: IntArray
            ) -> tuple[list[IntArray], tuple[IntArray, IntArray] | None]:
     """The table counts per node of each level (partitions of the values), and for the
     ordered distance the cumulative counts and weights of the cuts."""
-    if isinstance(distance, HierarchicalDistance):
-        member, height = distance.ancestors(values)
-        levels = [o]
-        for h in range(1, distance.height):
-            cols = member[:, height == h]
-            if cols.shape[1]:
-                levels.append(o @ cols)
-        return levels, None
-    if isinstance(distance, OrderedDistance):
-        rank, _ = distance.ranks(values)
-        order = np.argsort(rank, kind="stable")
-        cum = np.cumsum(o[order])[:-1]
-        w = np.diff(np.asarray(rank, dtype=np.int64)[order])
-        return [], (cum, w)
-    return [o], None
+    levels = levels_of(distance, values)
+    if levels is not None:
+        return [o @ M for M in levels], None
+    rank, _ = distance.ranks(values)  # type: ignore[attr-defined]
+    order = np.argsort(rank, kind="stable")
+    cum = np.cumsum(o[order])[:-1]
+    w = np.diff(np.asarray(rank, dtype=np.int64)[order])
+    return [], (cum, w)
 
 
 def _level_deficit(counts: IntArray, X: IntArray, N: int) -> NDArray[np.float64]:
@@ -138,24 +149,30 @@ STEPS = 32
 
 
 def largest_close_sizes(c: IntArray, o: IntArray, tau: float, z: IntArray, k: int,
+                        levels: list[IntArray] | None = None,
                         steps: int = STEPS) -> IntArray:
-    """Under the total variation (``X * TV <= tau X``: the equal distance, and a matrix
-    through ``d_min``): for each row of counts ``c`` ``(T, s)`` whose relaxed largest close
-    size is ``z`` ``(T,)``, an upper bound on the largest ``X`` in ``[k, z]`` for which a
-    sub-multiset ``x <= c`` of ``X`` rows, in integers, has ``sum_v max(0, Q_v X - x_v) <=
-    tau X``; 0 when there is none.
+    """For each row of counts ``c`` ``(T, s)`` whose relaxed largest close size is ``z``
+    ``(T,)``: an upper bound on the largest ``X`` in ``[k, z]`` for which a sub-multiset
+    ``x <= c`` of ``X`` rows, in integers, has ``sum over the levels of sum_A max(0, Q(A) X -
+    x(A)) <= tau X``; 0 when there is none. ``levels``: :func:`levels_of` (``None``: the
+    values alone, i.e. the total variation, for the equal distance and a matrix through
+    ``d_min``).
 
-    For one ``X`` the least deficit is exact by a greedy with caps: a row put into value
-    ``v`` lowers its deficit by ``min(1, what is left)`` while ``x_v < c_v``, so the best
-    ``X`` rows take every whole unit (``y_v = min(c_v, floor(Q_v X))``), then the ``R = X -
-    sum y`` largest fractional parts among the values not at their cap; the other rows add
-    nothing (they need ``sum c >= X``). In numerators over ``N``, exactly. The ``steps``
-    sizes from ``z`` down are tried; when none passes and smaller sizes are left untried,
-    ``z - steps`` is returned (still an upper bound)."""
+    For one ``X`` and one level the least deficit is exact by a greedy with caps: a row put
+    into node ``A`` lowers its deficit by ``min(1, what is left)`` while ``x(A) < c(A)``, so
+    the best ``X`` rows take every whole unit (``y_A = min(c(A), floor(Q(A) X))``), then the
+    ``R = X - sum y`` largest fractional parts among the nodes not at their cap; the other
+    rows add nothing (they need ``sum c >= X``). The sum over the levels of their least
+    deficits is at most the least sum, so the test is necessary; with the values alone it is
+    exact. In numerators over ``N``, exactly. The ``steps`` sizes from ``z`` down are tried;
+    when none passes and smaller sizes are left untried, ``z - steps`` is returned (still an
+    upper bound)."""
     c = np.asarray(c, dtype=np.int64)
     o = np.asarray(o, dtype=np.int64)
     z = np.asarray(z, dtype=np.int64)
     N = int(o.sum())
+    mats = levels if levels is not None else [np.eye(c.shape[1], dtype=np.int64)]
+    parts = [(c @ M, o @ M) for M in mats]
     out = np.where(z - steps >= k, z - steps, 0)
     open_ = np.flatnonzero(z >= k)
     for j in range(steps):
@@ -164,17 +181,25 @@ def largest_close_sizes(c: IntArray, o: IntArray, tau: float, z: IntArray, k: in
         size = z[open_] - j
         live = size >= k
         open_, size = open_[live], size[live]
-        cc = c[open_]
-        prod = size[:, None] * o[None, :]
-        y = np.minimum(cc, prod // N)
-        d = prod - y * N                                # deficit numerators
-        frac = np.where((y < cc) & (d > 0), d, 0)
-        frac = -np.sort(-frac, axis=1)                  # largest first
-        cum = np.concatenate([np.zeros((len(size), 1), dtype=np.int64),
-                              np.cumsum(frac, axis=1)], axis=1)
-        R = np.clip(size - y.sum(axis=1), 0, c.shape[1])
-        short = d.sum(axis=1) - cum[np.arange(len(size)), R]  # least deficit, times N
-        ok = (short <= tau * size * N * (1 + _SLACK) + _SLACK) & (cc.sum(axis=1) >= size)
+        short = np.zeros(len(size), dtype=np.int64)
+        for cl, ol in parts:
+            short += _capped_deficit(cl[open_], ol, size, N)
+        ok = ((short <= tau * size * N * (1 + _SLACK) + _SLACK)
+              & (c[open_].sum(axis=1) >= size))
         out[open_[ok]] = size[ok]
         open_ = open_[~ok]
     return out
+
+
+def _capped_deficit(cc: IntArray, o: IntArray, size: IntArray, N: int) -> IntArray:
+    """``N`` times the least ``sum_A max(0, Q(A) X - x(A))`` over integers ``x <= cc``
+    summing to ``X`` (one level; :func:`largest_close_sizes`), per row of ``cc``."""
+    prod = size[:, None] * o[None, :]
+    y = np.minimum(cc, prod // N)
+    d = prod - y * N                                # deficit numerators
+    frac = np.where((y < cc) & (d > 0), d, 0)
+    frac = -np.sort(-frac, axis=1)                  # largest first
+    cum = np.concatenate([np.zeros((len(size), 1), dtype=np.int64),
+                          np.cumsum(frac, axis=1)], axis=1)
+    R = np.clip(size - y.sum(axis=1), 0, cc.shape[1])
+    return np.asarray(d.sum(axis=1) - cum[np.arange(len(size)), R], dtype=np.int64)

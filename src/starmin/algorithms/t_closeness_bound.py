@@ -78,6 +78,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -85,7 +86,7 @@ from numpy.typing import NDArray
 from starmin.algorithms._progress import Meter
 from starmin.algorithms.base import Progress, silent
 from starmin.algorithms.heuristic.pattern_keys import PatternKeys, masks_of_level
-from starmin.algorithms.t_class_size import largest_close_sizes, min_class_size
+from starmin.algorithms.t_class_size import largest_close_sizes, levels_of, min_class_size
 from starmin.data.rowtypes import RowTypes
 from starmin.models.base import PrivacyModel
 from starmin.models.combine import parts
@@ -118,13 +119,14 @@ def t_closeness_lower_bounds(rt: RowTypes, model: TCloseness, *, k: int = 1,
     columns = list(_columns(rt, model))
     # every class holds at least k rows and at least the fewest rows any t-close class can
     # hold, in every sensitive column (t_class_size)
-    k = max([max(1, k), *(x_min for *_, x_min in columns)])
-    for hist, o, tau, items, _ in columns:
-        z = _close_rows(hist, o, tau, items, k)
+    k = max([max(1, k), *(col.x_min for col in columns)])
+    for col in columns:
+        hist, o = col.hist, col.o
+        z = _close_rows(hist, o, col.cut, k)
         need = hist.sum(axis=1) - np.where(z >= k, z, 0)  # rows with >= 1 star
         out["t-star-free"] = max(out["t-star-free"], int(need.sum()))
         if need.any():
-            lev = _levels(keys, hist, o, (tau, items), need > 0, k, max_patterns, say)
+            lev = _levels(keys, hist, o, col.cut, need > 0, k, max_patterns, say)
             out["t-pattern"] = max(out["t-pattern"], int((need * lev).sum()))
     return out
 
@@ -137,7 +139,7 @@ def t_class_floor(rt: RowTypes, model: PrivacyModel) -> int:
     floor = 1
     for part in parts(model):
         if isinstance(part, TCloseness):
-            floor = max([floor, *(x_min for *_, x_min in _columns(rt, part))])
+            floor = max([floor, *(col.x_min for col in _columns(rt, part))])
     return floor
 
 
@@ -145,19 +147,37 @@ def star_free_bound(rt: RowTypes, model: TCloseness) -> int:
     """``sum_i (n_i - Z_i)``, maximized over the sensitive columns (module doc); ``Z_i`` is
     0 where it is below the fewest rows a t-close class can hold."""
     columns = list(_columns(rt, model))
-    k = max([1, *(x_min for *_, x_min in columns)])
+    k = max([1, *(col.x_min for col in columns)])
     out = 0
-    for h, o, tau, items, _ in columns:
-        z = _close_rows(h, o, tau, items, k)
-        out = max(out, int((h.sum(axis=1) - np.where(z >= k, z, 0)).sum()))
+    for col in columns:
+        z = _close_rows(col.hist, col.o, col.cut, k)
+        out = max(out, int((col.hist.sum(axis=1) - np.where(z >= k, z, 0)).sum()))
     return out
 
 
-def _columns(rt: RowTypes, model: TCloseness
-             ) -> Iterator[tuple[IntArray, IntArray, float, IntArray | None, int]]:
-    """Per sensitive column: the row types' counts and the table's counts over the values the
-    table holds, ``tau``, the items of the distance (:func:`items_of`) and the fewest rows
-    a t-close class can hold (:func:`~starmin.algorithms.t_class_size.min_class_size`)."""
+class _Cut(NamedTuple):
+    """What a bucket or row type is tested against: ``tau``, the items of the relaxation
+    (:func:`items_of`) and the partitions of the integer test
+    (:func:`~starmin.algorithms.t_class_size.levels_of`)."""
+
+    tau: float
+    items: IntArray | None
+    levels: list[IntArray] | None
+
+
+class _Column(NamedTuple):
+    """One sensitive column: the row types' counts and the table's counts over the values
+    the table holds, the cut, and the fewest rows a t-close class can hold
+    (:func:`~starmin.algorithms.t_class_size.min_class_size`)."""
+
+    hist: IntArray
+    o: IntArray
+    cut: _Cut
+    x_min: int
+
+
+def _columns(rt: RowTypes, model: TCloseness) -> Iterator[_Column]:
+    """:class:`_Column` per sensitive column."""
     if rt.n == 0 or not rt.sensitive:
         return
     overall = rt.sensitive_histograms(rt.counts.sum(axis=0))
@@ -168,12 +188,13 @@ def _columns(rt: RowTypes, model: TCloseness
         held = [v for v, k in zip(values, present, strict=True) if k]
         items, scale = items_of(model.distance, held)
         tau = float(model.t_exact) * scale if math.isfinite(scale) else float("inf")
-        yield (hist[:, present], o[present], tau, items,
-               min_class_size(model.distance, held, o[present], tau))
+        levels = levels_of(model.distance, held) if len(held) > 1 else None
+        yield _Column(hist[:, present], o[present], _Cut(tau, items, levels),
+                      min_class_size(model.distance, held, o[present], tau))
 
 
 def _levels(keys: PatternKeys, hist: IntArray, o: IntArray,
-            cut: tuple[float, IntArray | None], open_mask: NDArray[np.bool_], k: int,
+            cut: _Cut, open_mask: NDArray[np.bool_], k: int,
             max_patterns: int, say: Progress) -> IntArray:
     """``(t_in,)`` levels ``L_i`` (module doc) of the row types ``open_mask`` (1 elsewhere): a
     bucket passes when it may hold a t-close class of at least ``k`` rows."""
@@ -202,7 +223,7 @@ def _levels(keys: PatternKeys, hist: IntArray, o: IntArray,
             ob = inv[open_]
             cand = np.unique(ob)
             fits = np.zeros(nb, dtype=bool)
-            fits[cand] = _close_rows(bucket[cand], o, *cut, k) >= k
+            fits[cand] = _close_rows(bucket[cand], o, cut, k) >= k
             hit = fits[ob]
             lev[open_[hit]] = j
             open_ = open_[~hit]
@@ -214,15 +235,15 @@ def _levels(keys: PatternKeys, hist: IntArray, o: IntArray,
     return lev
 
 
-def _close_rows(c: IntArray, o: IntArray, tau: float, items: IntArray | None,
-                k: int) -> IntArray:
-    """:func:`star_free_rows`, and under the total variation (no items) lowered to the
-    largest size an integer sub-multiset of at least ``k`` rows reaches
-    (:func:`~starmin.algorithms.t_class_size.largest_close_sizes`; 0 when none does)."""
-    z = star_free_rows(c, o, tau, items)
-    if items is not None or not np.isfinite(tau) or c.shape[1] <= 1:
+def _close_rows(c: IntArray, o: IntArray, cut: _Cut, k: int) -> IntArray:
+    """:func:`star_free_rows`, lowered to the largest size an integer sub-multiset of at
+    least ``k`` rows reaches where the distance is a sum over partitions (equal, matrix,
+    hierarchical; :func:`~starmin.algorithms.t_class_size.largest_close_sizes`; 0 when none
+    does)."""
+    z = star_free_rows(c, o, cut.tau, cut.items)
+    if cut.levels is None or not np.isfinite(cut.tau) or c.shape[1] <= 1:
         return z
-    return largest_close_sizes(c, o, tau, z, k)
+    return largest_close_sizes(c, o, cut.tau, z, k, cut.levels)
 
 
 def star_free_rows(c: IntArray, o: IntArray, tau: float,
