@@ -46,7 +46,12 @@ hierarchy: vacuous from ``t = 1 / H`` on.) With several sensitive columns each g
 the largest is taken.
 
 With a class size ``k`` implied by the rest of the model (``--k 5 --t 0.2``), star-free classes
-hold at least ``k`` rows each, so row type ``i`` has no star-free row when ``Z_i < k``.
+hold at least ``k`` rows each, so row type ``i`` has no star-free row when ``Z_i < k``. Every
+t-close class of integer counts also holds at least ``X_min`` rows
+(:func:`~starmin.algorithms.t_class_size.min_class_size`), so ``k`` is raised to it; and where
+the distance is a sum over partitions of the values (equal, matrix, hierarchical) ``Z_i`` and
+the buckets' sizes are lowered to the largest size an integer sub-multiset of the counts
+reaches (:func:`~starmin.algorithms.t_class_size.largest_close_sizes`).
 
 The pattern bound (``t-pattern``) charges the rows that carry a star more than one. A row
 ``r`` whose class has star set ``S`` lies in the bucket ``B(S, r)`` of rows agreeing with it
