@@ -217,21 +217,39 @@ def _largest_close_part(c: list[int], o: np.ndarray, t: float, distance: object,
     return best
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(st.lists(st.lists(st.integers(0, 4), min_size=4, max_size=4), min_size=1, max_size=3),
        st.lists(st.integers(1, 9), min_size=4, max_size=4),
        st.sampled_from([0.0, 0.1, 0.2, 1 / 3, 0.4, 0.5, 0.6]), st.integers(1, 5),
-       st.sampled_from([2, 32]))
-def test_largest_close_sizes_under_a_hierarchy(rows: list[list[int]], o: list[int], t: float,
-                                               k: int, steps: int) -> None:
-    from starmin.algorithms.t_class_size import levels_of
+       st.sampled_from([2, 32]), st.sampled_from(["deep", "ordered", "ordered-gaps"]))
+def test_largest_close_sizes_under_hierarchies_and_orders(
+        rows: list[list[int]], o: list[int], t: float, k: int, steps: int,
+        which: str) -> None:
+    from starmin.algorithms.t_class_size import cuts_of, levels_of
 
-    distance = DISTANCES["deep"]
+    distance = DISTANCES[which]
     items, scale = items_of(distance, VALUES)
     c = np.asarray(rows, dtype=np.int64)
     oa = np.asarray(o, dtype=np.int64)
     z = star_free_rows(c, oa, t * scale, items)
     got = largest_close_sizes(c, oa, t * scale, z, k, levels_of(distance, VALUES),
-                              steps=steps)
+                              steps=steps, cuts=cuts_of(distance, VALUES))
     for i, row in enumerate(rows):
         assert _largest_close_part(row, oa, t, distance, k) <= got[i] <= max(z[i], 0)
+
+
+def test_ordered_cuts_lower_sizes() -> None:
+    # values 0 < 1 < 2, table (1, 1, 1), t = 0.2. (2, 0, 1): EMD (1/3 + 0) / 2 = 1/6, all 3
+    # rows. (1, 1, 0): the relaxation allows one row, but (1, 0, 0) is at EMD 1/2 and
+    # (0, 1, 0) at 1/3, and two rows (1, 1, 0) at (1/6 + 1/3) / 2 = 1/4: none
+    from starmin.algorithms.t_class_size import cuts_of, levels_of
+
+    vals = ["0", "1", "2"]
+    o = np.ones(3, dtype=np.int64)
+    items, scale = items_of(OrderedDistance(), vals)
+    c = np.array([[2, 0, 1], [3, 0, 0], [1, 1, 0]])
+    z = star_free_rows(c, o, 0.2 * scale, items)
+    assert z.tolist() == [3, 0, 1]
+    got = largest_close_sizes(c, o, 0.2 * scale, z, 1, levels_of(OrderedDistance(), vals),
+                              cuts=cuts_of(OrderedDistance(), vals))
+    assert got.tolist() == [3, 0, 0]

@@ -148,9 +148,20 @@ STEPS = 32
 """Sizes :func:`largest_close_sizes` tries per row, from the top."""
 
 
+def cuts_of(distance: object, values: Sequence[object]) -> tuple[IntArray, IntArray] | None:
+    """For the ordered distance: the values in their order and the weight of the cut after
+    each (the cuts it spans; module doc). ``None`` for the other distances."""
+    if not isinstance(distance, OrderedDistance):
+        return None
+    rank, _ = distance.ranks(values)
+    order = np.argsort(rank, kind="stable")
+    return order, np.diff(np.asarray(rank, dtype=np.int64)[order])
+
+
 def largest_close_sizes(c: IntArray, o: IntArray, tau: float, z: IntArray, k: int,
                         levels: list[IntArray] | None = None,
-                        steps: int = STEPS) -> IntArray:
+                        steps: int = STEPS,
+                        cuts: tuple[IntArray, IntArray] | None = None) -> IntArray:
     """For each row of counts ``c`` ``(T, s)`` whose relaxed largest close size is ``z``
     ``(T,)``: an upper bound on the largest ``X`` in ``[k, z]`` for which a sub-multiset
     ``x <= c`` of ``X`` rows, in integers, has ``sum over the levels of sum_A max(0, Q(A) X -
@@ -164,7 +175,10 @@ def largest_close_sizes(c: IntArray, o: IntArray, tau: float, z: IntArray, k: in
     ``R = X - sum y`` largest fractional parts among the nodes not at their cap; the other
     rows add nothing (they need ``sum c >= X``). The sum over the levels of their least
     deficits is at most the least sum, so the test is necessary; with the values alone it is
-    exact. In numerators over ``N``, exactly. The ``steps`` sizes from ``z`` down are tried;
+    exact. ``cuts`` (:func:`cuts_of`, the ordered distance; ``levels`` is then ignored):
+    ``x(<= j)`` is an integer in ``[max(0, X - c(> j)), min(X, c(<= j))]``, so each cut adds
+    its weight times the distance from ``Q(<= j) X`` to the nearest such integer. In
+    numerators over ``N``, exactly. The ``steps`` sizes from ``z`` down are tried;
     when none passes and smaller sizes are left untried, ``z - steps`` is returned (still an
     upper bound)."""
     c = np.asarray(c, dtype=np.int64)
@@ -172,7 +186,11 @@ def largest_close_sizes(c: IntArray, o: IntArray, tau: float, z: IntArray, k: in
     z = np.asarray(z, dtype=np.int64)
     N = int(o.sum())
     mats = levels if levels is not None else [np.eye(c.shape[1], dtype=np.int64)]
-    parts = [(c @ M, o @ M) for M in mats]
+    parts = [] if cuts is not None else [(c @ M, o @ M) for M in mats]
+    if cuts is not None:
+        order, w = cuts
+        below_c = np.cumsum(c[:, order], axis=1)[:, :-1]   # c(<= j) per row
+        below_o = np.cumsum(o[order])[:-1]
     out = np.where(z - steps >= k, z - steps, 0)
     open_ = np.flatnonzero(z >= k)
     for j in range(steps):
@@ -184,6 +202,9 @@ def largest_close_sizes(c: IntArray, o: IntArray, tau: float, z: IntArray, k: in
         short = np.zeros(len(size), dtype=np.int64)
         for cl, ol in parts:
             short += _capped_deficit(cl[open_], ol, size, N)
+        if cuts is not None:
+            short += _cut_distance(below_c[open_], c[open_].sum(axis=1), below_o, w,
+                                   size, N)
         ok = ((short <= tau * size * N * (1 + _SLACK) + _SLACK)
               & (c[open_].sum(axis=1) >= size))
         out[open_[ok]] = size[ok]
@@ -203,3 +224,15 @@ def _capped_deficit(cc: IntArray, o: IntArray, size: IntArray, N: int) -> IntArr
                           np.cumsum(frac, axis=1)], axis=1)
     R = np.clip(size - y.sum(axis=1), 0, cc.shape[1])
     return np.asarray(d.sum(axis=1) - cum[np.arange(len(size)), R], dtype=np.int64)
+
+
+def _cut_distance(below_c: IntArray, n: IntArray, below_o: IntArray, w: IntArray,
+                  size: IntArray, N: int) -> IntArray:
+    """``N`` times ``sum_j w_j`` times the distance from ``Q(<= j) X`` to the nearest integer
+    in ``[max(0, X - c(> j)), min(X, c(<= j))]`` (:func:`largest_close_sizes`)."""
+    target = size[:, None] * below_o[None, :]                  # Q(<= j) X, times N
+    lo = np.maximum(0, size[:, None] - (n[:, None] - below_c)) * N
+    hi = np.minimum(size[:, None], below_c) * N
+    r = target % N
+    dist = np.maximum(np.maximum(lo - target, target - hi), np.minimum(r, N - r))
+    return np.asarray((dist * w[None, :]).sum(axis=1), dtype=np.int64)

@@ -49,9 +49,10 @@ With a class size ``k`` implied by the rest of the model (``--k 5 --t 0.2``), st
 hold at least ``k`` rows each, so row type ``i`` has no star-free row when ``Z_i < k``. Every
 t-close class of integer counts also holds at least ``X_min`` rows
 (:func:`~starmin.algorithms.t_class_size.min_class_size`), so ``k`` is raised to it; and where
-the distance is a sum over partitions of the values (equal, matrix, hierarchical) ``Z_i`` and
-the buckets' sizes are lowered to the largest size an integer sub-multiset of the counts
-reaches (:func:`~starmin.algorithms.t_class_size.largest_close_sizes`).
+the distance is a sum over partitions of the values (equal, matrix, hierarchical) or over
+cuts (ordered) ``Z_i`` and the buckets' sizes are lowered to the largest size an integer
+sub-multiset of the counts reaches
+(:func:`~starmin.algorithms.t_class_size.largest_close_sizes`).
 
 The pattern bound (``t-pattern``) charges the rows that carry a star more than one. A row
 ``r`` whose class has star set ``S`` lies in the bucket ``B(S, r)`` of rows agreeing with it
@@ -91,7 +92,12 @@ from numpy.typing import NDArray
 from starmin.algorithms._progress import Meter
 from starmin.algorithms.base import Progress, silent
 from starmin.algorithms.heuristic.pattern_keys import PatternKeys, masks_of_level
-from starmin.algorithms.t_class_size import largest_close_sizes, levels_of, min_class_size
+from starmin.algorithms.t_class_size import (
+    cuts_of,
+    largest_close_sizes,
+    levels_of,
+    min_class_size,
+)
 from starmin.data.rowtypes import RowTypes
 from starmin.models.base import PrivacyModel
 from starmin.models.combine import parts
@@ -168,6 +174,7 @@ class _Cut(NamedTuple):
     tau: float
     items: IntArray | None
     levels: list[IntArray] | None
+    cuts: tuple[IntArray, IntArray] | None = None
 
 
 class _Column(NamedTuple):
@@ -194,7 +201,8 @@ def _columns(rt: RowTypes, model: TCloseness) -> Iterator[_Column]:
         items, scale = items_of(model.distance, held)
         tau = float(model.t_exact) * scale if math.isfinite(scale) else float("inf")
         levels = levels_of(model.distance, held) if len(held) > 1 else None
-        yield _Column(hist[:, present], o[present], _Cut(tau, items, levels),
+        cuts = cuts_of(model.distance, held) if len(held) > 1 else None
+        yield _Column(hist[:, present], o[present], _Cut(tau, items, levels, cuts),
                       min_class_size(model.distance, held, o[present], tau))
 
 
@@ -246,9 +254,10 @@ def _close_rows(c: IntArray, o: IntArray, cut: _Cut, k: int) -> IntArray:
     hierarchical; :func:`~starmin.algorithms.t_class_size.largest_close_sizes`; 0 when none
     does)."""
     z = star_free_rows(c, o, cut.tau, cut.items)
-    if cut.levels is None or not np.isfinite(cut.tau) or c.shape[1] <= 1:
+    if (cut.levels is None and cut.cuts is None) or not np.isfinite(cut.tau) \
+            or c.shape[1] <= 1:
         return z
-    return largest_close_sizes(c, o, cut.tau, z, k, cut.levels)
+    return largest_close_sizes(c, o, cut.tau, z, k, cut.levels, cuts=cut.cuts)
 
 
 def star_free_rows(c: IntArray, o: IntArray, tau: float,
