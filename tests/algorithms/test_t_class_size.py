@@ -21,6 +21,7 @@ from starmin.algorithms.t_closeness_bound import (
 )
 from starmin.data.rowtypes import RowTypes
 from starmin.models import HierarchicalDistance, MatrixDistance, OrderedDistance, TCloseness
+from tests.algorithms.test_t_closeness_bound import _largest_t_close_part
 from tests.helpers.tables import random_table
 
 VALUES = ["0", "1", "2", "3"]
@@ -153,22 +154,6 @@ def test_work_limits_stop_at_a_floor(monkeypatch: pytest.MonkeyPatch) -> None:
     assert 1 <= got <= int(many.sum())
 
 
-def _largest_tv_part(c: list[int], o: np.ndarray, tau: float, k: int) -> int:
-    """The largest sub-multiset of ``c`` with at least ``k`` rows within total variation
-    ``tau`` of ``o`` (every sub-multiset enumerated, exact rationals); 0 if none."""
-    N = int(o.sum())
-    best = 0
-    for x in itertools.product(*(range(v + 1) for v in c)):
-        total = sum(x)
-        if total < max(k, 1):
-            continue
-        tv = sum(max(Fraction(int(ov) * total, N) - xv, Fraction(0))
-                 for xv, ov in zip(x, o, strict=True))
-        if tv <= Fraction(tau).limit_denominator(10_000) * total:
-            best = max(best, total)
-    return best
-
-
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.lists(st.integers(0, 5), min_size=4, max_size=4), min_size=1, max_size=4),
        st.lists(st.integers(1, 9), min_size=4, max_size=4),
@@ -182,7 +167,7 @@ def test_largest_close_sizes_bound_the_integer_optimum(rows: list[list[int]], o:
     z = star_free_rows(c, oa, tau)
     got = largest_close_sizes(c, oa, tau, z, k, steps=steps)
     for i, row in enumerate(rows):
-        want = _largest_tv_part(row, oa, tau, k)
+        want = _largest_t_close_part(row, oa, tau, DISTANCES["equal"], VALUES, k)
         assert want <= got[i] <= max(z[i], 0), (row, want, got[i])
         if z[i] - k < steps:  # every size of [k, z] tried: exact
             assert got[i] == want, (row, got[i], want)
@@ -198,23 +183,6 @@ def test_largest_close_sizes_literal() -> None:
     assert largest_close_sizes(c, o, 0.2, z, 3).tolist() == [0, 3, 6]
     # at t = 0.1: (1, 1) fails (1/6); (3, 3) holds (2, 3) at 1/15, not all six
     assert largest_close_sizes(c, o, 0.1, star_free_rows(c, o, 0.1), 1).tolist() == [0, 3, 5]
-
-
-def _largest_close_part(c: list[int], o: np.ndarray, t: float, distance: object,
-                        k: int) -> int:
-    """The largest sub-multiset of ``c`` with at least ``k`` rows whose EMD to ``o`` is at
-    most ``t`` under ``distance`` (enumerated; the model's exact EMD numerators); 0 if none."""
-    N = int(o.sum())
-    best = 0
-    for x in itertools.product(*(range(v + 1) for v in c)):
-        total = sum(x)
-        if total < max(k, 1):
-            continue
-        D = np.array([[xv * N - int(ov) * total for xv, ov in zip(x, o, strict=True)]])
-        num, scale = distance.numerators(D, VALUES)  # type: ignore[attr-defined]
-        if float(num[0]) <= t * total * N * scale + 1e-9:
-            best = max(best, total)
-    return best
 
 
 @settings(max_examples=200, deadline=None)
@@ -235,7 +203,7 @@ def test_largest_close_sizes_under_hierarchies_and_orders(
     got = largest_close_sizes(c, oa, t * scale, z, k, levels_of(distance, VALUES),
                               steps=steps, cuts=cuts_of(distance, VALUES))
     for i, row in enumerate(rows):
-        assert _largest_close_part(row, oa, t, distance, k) <= got[i] <= max(z[i], 0)
+        assert _largest_t_close_part(row, oa, t, distance, VALUES, k) <= got[i] <= max(z[i], 0)
 
 
 def test_ordered_cuts_lower_sizes() -> None:

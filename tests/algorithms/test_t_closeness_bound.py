@@ -188,14 +188,15 @@ ORDERED_GAPS = OrderedDistance(("0", "gap", "1", "2", "gap2", "gap3", "3"))
 
 
 def _largest_t_close_part(c: list[int], o: np.ndarray, t: float, distance: object,
-                          values: list[str]) -> int:
-    """The largest sub-multiset of ``c`` whose EMD to ``o``'s distribution is at most ``t``
-    under ``distance`` (enumerated; the model's exact EMD numerators)."""
+                          values: list[str], k: int = 1) -> int:
+    """The largest sub-multiset of ``c`` with at least ``k`` rows whose EMD to ``o``'s
+    distribution is at most ``t`` under ``distance`` (enumerated; the model's exact EMD
+    numerators); 0 if none."""
     N = int(o.sum())
     best = 0
     for x in itertools.product(*(range(v + 1) for v in c)):
         X = sum(x)
-        if X == 0:
+        if max(k, 1) > X:
             continue
         D = np.array([[xv * N - int(ov) * X for xv, ov in zip(x, o, strict=True)]])
         num, scale = distance.numerators(D, values)  # type: ignore[attr-defined]
