@@ -183,6 +183,12 @@ def test_largest_close_sizes_literal() -> None:
     assert largest_close_sizes(c, o, 0.2, z, 3).tolist() == [0, 3, 6]
     # at t = 0.1: (1, 1) fails (1/6); (3, 3) holds (2, 3) at 1/15, not all six
     assert largest_close_sizes(c, o, 0.1, star_free_rows(c, o, 0.1), 1).tolist() == [0, 3, 5]
+    # a capped value keeps its fractional deficit: table (2, 5, 4), counts (3, 4, 2), t = 0.1.
+    # 7 rows: (1, 3, 2) whole units, one more row covers 3/11 of value 0, and value 2 (at
+    # its cap) keeps 6/11: deficit (2 + 6) / 11 over 7 rows = 0.104 > 0.1. 6 rows: 3/11 / 6
+    o, c = np.array([2, 5, 4]), np.array([[3, 4, 2]])
+    z = star_free_rows(c, o, 0.1)
+    assert z.tolist() == [7] and largest_close_sizes(c, o, 0.1, z, 1).tolist() == [6]
 
 
 @settings(max_examples=200, deadline=None)
