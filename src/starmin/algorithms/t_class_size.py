@@ -115,13 +115,11 @@ def _parts(distance: object, values: Sequence[object], o: IntArray
     """The table counts per node of each level (partitions of the values), and for the
     ordered distance the cumulative counts and weights of the cuts."""
     levels = levels_of(distance, values)
-    if levels is not None:
-        return [o @ M for M in levels], None
-    rank, _ = distance.ranks(values)  # type: ignore[attr-defined]
-    order = np.argsort(rank, kind="stable")
-    cum = np.cumsum(o[order])[:-1]
-    w = np.diff(np.asarray(rank, dtype=np.int64)[order])
-    return [], (cum, w)
+    cuts = cuts_of(distance, values)
+    if levels is not None or cuts is None:
+        return [o @ M for M in levels or []], None
+    order, w = cuts
+    return [], (np.cumsum(o[order])[:-1], w)
 
 
 def _level_deficit(counts: IntArray, X: IntArray, N: int) -> NDArray[np.float64]:

@@ -146,7 +146,7 @@ def t_class_floor(rt: RowTypes, model: PrivacyModel) -> int:
     """The fewest rows any class of a release satisfying ``model`` can hold by its
     t-closeness parts: the largest ``X_min`` (:mod:`starmin.algorithms.t_class_size`) over
     those parts and their sensitive columns; 1 without one. A valid class size for every
-    formulation that states one (the MILP's and the LP's ``sum_p x(b, p) >= k y(b)``)."""
+    formulation that states one (the exact MILP's ``sum_p x(b, p) >= k y(b)``)."""
     floor = 1
     for part in parts(model):
         if isinstance(part, TCloseness):
