@@ -1,7 +1,10 @@
-"""The fewest rows a t-close class can hold: a floor on every class's size for the t bounds.
+"""Integer class compositions for the t bounds: the fewest rows a t-close class can hold
+(:func:`min_class_size`), and the largest close part of given counts (:func:`largest_close_sizes`).
 
 Guarantee: **bound** -- no t-close class (of any table with these value counts) has fewer
-rows than :func:`min_class_size` returns (tested against enumeration of every composition).
+rows than :func:`min_class_size` returns, and no t-close sub-multiset of counts ``c`` with at
+least ``k`` rows has more rows than :func:`largest_close_sizes` returns (both tested against
+enumeration of every composition under each distance's exact EMD).
 
 Argument. A class of ``X`` rows holds ``x_v`` rows of value ``v``, non-negative *integers*
 with ``sum_v x_v = X``. Its distance to the table distribution ``Q = o / N`` has the closed
