@@ -80,15 +80,17 @@ def min_class_size(distance: object, values: Sequence[object], o: IntArray,
     if len(o) < 2 or not np.isfinite(tau) or N < 2:
         return 1
     parts, cuts = _parts(distance, values, o)
-    width = sum(len(p) for p in parts) + (0 if cuts is None else len(cuts[0]))
+    width = sum(len(p) for p in parts) + (0 if cuts is None else len(cuts[1]))
     last = min(N, MAX_SIZES, max(_BATCH, MAX_WORK // max(width, 1)))
     for start in range(1, last + 1, _BATCH):
         X = np.arange(start, min(start + _BATCH, last + 1), dtype=np.int64)
-        d = np.zeros(len(X), dtype=np.float64)
-        for counts in parts:
-            d += _level_deficit(counts, X, N)
-        if cuts is not None:
-            d += _cut_deficit(*cuts, X, N)
+        d = np.zeros(len(X), dtype=np.int64)
+        for counts in parts:  # caps of X rows per node never bind
+            d += _capped_deficit(np.repeat(X[:, None], len(counts), axis=1), counts, X, N)
+        if cuts is not None:  # nor do X rows below and X above each cut
+            below_o, w = cuts
+            wide = np.repeat(X[:, None], len(below_o), axis=1)
+            d += _cut_distance(wide, 2 * X, below_o, w, X, N)
         ok = np.flatnonzero(d <= tau * X * N * (1 + _SLACK) + _SLACK)
         if len(ok):
             return int(X[ok[0]])
@@ -96,14 +98,13 @@ def min_class_size(distance: object, values: Sequence[object], o: IntArray,
 
 
 def levels_of(distance: object, values: Sequence[object]) -> list[IntArray] | None:
-    """The partitions of ``values`` whose deficits add up to ``X * scale * EMD`` (module
-    doc), as ``(s, P)`` 0/1 membership matrices: the values themselves, and under a
-    hierarchy each level below the root. ``None`` for the ordered distance (cuts, not
-    partitions)."""
-    s = len(values)
+    """The partitions of ``values`` coarser than the values themselves whose deficits add up,
+    with the values', to ``X * scale * EMD`` (module doc), as ``(s, P)`` 0/1 membership
+    matrices: under a hierarchy each level between the values and the root; none for the
+    equal distance and a matrix. ``None`` for the ordered distance (cuts, not partitions)."""
     if isinstance(distance, OrderedDistance):
         return None
-    levels = [np.eye(s, dtype=np.int64)]
+    levels: list[IntArray] = []
     if isinstance(distance, HierarchicalDistance):
         member, height = distance.ancestors(values)
         for h in range(1, distance.height):
@@ -115,34 +116,14 @@ def levels_of(distance: object, values: Sequence[object]) -> list[IntArray] | No
 
 def _parts(distance: object, values: Sequence[object], o: IntArray
            ) -> tuple[list[IntArray], tuple[IntArray, IntArray] | None]:
-    """The table counts per node of each level (partitions of the values), and for the
-    ordered distance the cumulative counts and weights of the cuts."""
-    levels = levels_of(distance, values)
+    """The table counts per node of each level (the values, then the coarser partitions of
+    :func:`levels_of`), or for the ordered distance the cumulative counts and weights of
+    the cuts."""
     cuts = cuts_of(distance, values)
-    if levels is not None or cuts is None:
-        return [o @ M for M in levels or []], None
+    if cuts is None:
+        return [o, *(o @ M for M in levels_of(distance, values) or [])], None
     order, w = cuts
     return [], (np.cumsum(o[order])[:-1], w)
-
-
-def _level_deficit(counts: IntArray, X: IntArray, N: int) -> NDArray[np.float64]:
-    """``N`` times the least ``sum_A max(0, Q(A) X - x(A))`` over integer ``x`` (module
-    doc), per size in ``X``: the sum of all but the ``R`` largest fractional parts."""
-    prod = X[:, None] * counts[None, :]
-    frac = np.sort(prod % N, axis=1)  # numerators over N, ascending
-    R = X - (prod // N).sum(axis=1)  # rows left after the floors (values outside every
-    # node of a level, in an uneven hierarchy, leave more)
-    cum = np.concatenate([np.zeros((len(X), 1), dtype=np.int64), np.cumsum(frac, axis=1)],
-                         axis=1)
-    keep = np.maximum(counts.size - R, 0)  # the smallest fractional parts stay as deficit
-    return cum[np.arange(len(X)), keep].astype(np.float64)
-
-
-def _cut_deficit(cum: IntArray, w: IntArray, X: IntArray, N: int) -> NDArray[np.float64]:
-    """``N`` times the least ``sum_j w_j |x(<= j) - Q(<= j) X|`` over integers: each cut's
-    distance to the nearest integer."""
-    r = (X[:, None] * cum[None, :]) % N
-    return (np.minimum(r, N - r) * w[None, :]).sum(axis=1).astype(np.float64)
 
 
 STEPS = 32
@@ -166,9 +147,9 @@ def largest_close_sizes(c: IntArray, o: IntArray, tau: float, z: IntArray, k: in
     """For each row of counts ``c`` ``(T, s)`` whose relaxed largest close size is ``z``
     ``(T,)``: an upper bound on the largest ``X`` in ``[k, z]`` for which a sub-multiset
     ``x <= c`` of ``X`` rows, in integers, has ``sum over the levels of sum_A max(0, Q(A) X -
-    x(A)) <= tau X``; 0 when there is none. ``levels``: :func:`levels_of` (``None``: the
-    values alone, i.e. the total variation, for the equal distance and a matrix through
-    ``d_min``).
+    x(A)) <= tau X`` (the values' level and the coarser ``levels`` of :func:`levels_of`;
+    none: the total variation, for the equal distance and a matrix through ``d_min``); 0
+    when there is none.
 
     For one ``X`` and one level the least deficit is exact by a greedy with caps: a row put
     into node ``A`` lowers its deficit by ``min(1, what is left)`` while ``x(A) < c(A)``, so
@@ -186,8 +167,8 @@ def largest_close_sizes(c: IntArray, o: IntArray, tau: float, z: IntArray, k: in
     o = np.asarray(o, dtype=np.int64)
     z = np.asarray(z, dtype=np.int64)
     N = int(o.sum())
-    mats = levels if levels is not None else [np.eye(c.shape[1], dtype=np.int64)]
-    parts = [] if cuts is not None else [(c @ M, o @ M) for M in mats]
+    n = c.sum(axis=1)
+    parts = [] if cuts is not None else [(c, o), *((c @ M, o @ M) for M in levels or [])]
     if cuts is not None:
         order, w = cuts
         below_c = np.cumsum(c[:, order], axis=1)[:, :-1]   # c(<= j) per row
@@ -204,10 +185,8 @@ def largest_close_sizes(c: IntArray, o: IntArray, tau: float, z: IntArray, k: in
         for cl, ol in parts:
             short += _capped_deficit(cl[open_], ol, size, N)
         if cuts is not None:
-            short += _cut_distance(below_c[open_], c[open_].sum(axis=1), below_o, w,
-                                   size, N)
-        ok = ((short <= tau * size * N * (1 + _SLACK) + _SLACK)
-              & (c[open_].sum(axis=1) >= size))
+            short += _cut_distance(below_c[open_], n[open_], below_o, w, size, N)
+        ok = (short <= tau * size * N * (1 + _SLACK) + _SLACK) & (n[open_] >= size)
         out[open_[ok]] = size[ok]
         open_ = open_[~ok]
     return out
