@@ -98,6 +98,7 @@ from starmin.algorithms.t_class_size import (
     levels_of,
     min_class_size,
 )
+from starmin.algorithms.t_level_flow import MAX_FLOW_ARCS, LevelFlow, level_flow_bound
 from starmin.data.rowtypes import RowTypes
 from starmin.models.base import PrivacyModel
 from starmin.models.combine import parts
@@ -120,12 +121,14 @@ MAX_PATTERNS = 4096
 
 def t_closeness_lower_bounds(rt: RowTypes, model: TCloseness, *, k: int = 1,
                              max_patterns: int = MAX_PATTERNS,
+                             max_arcs: int = MAX_FLOW_ARCS,
                              progress: Progress | None = None) -> dict[str, int]:
-    """``{"t-star-free", "t-pattern"}`` lower bounds (module doc), each the largest over the
-    sensitive columns. ``k``: a class size every class must reach as well (the model the
-    t-closeness is part of implies it; 1 for t-closeness alone)."""
+    """``{"t-star-free", "t-pattern", "t-level-flow"}`` lower bounds (module doc;
+    :mod:`starmin.algorithms.t_level_flow`), each the largest over the sensitive columns.
+    ``k``: a class size every class must reach as well (the model the t-closeness is part of
+    implies it; 1 for t-closeness alone). ``max_arcs``: the level flow's arcs per level."""
     say = progress or silent
-    out = {"t-star-free": 0, "t-pattern": 0}
+    out = {"t-star-free": 0, "t-pattern": 0, "t-level-flow": 0}
     keys = PatternKeys(rt.codes)
     columns = list(_columns(rt, model))
     # every class holds at least k rows and at least the fewest rows any t-close class can
@@ -133,12 +136,17 @@ def t_closeness_lower_bounds(rt: RowTypes, model: TCloseness, *, k: int = 1,
     k = max([max(1, k), *(col.x_min for col in columns)])
     for col in columns:
         hist, o = col.hist, col.o
+        n = hist.sum(axis=1)
         z = _close_rows(hist, o, col.cut, k)
-        need = hist.sum(axis=1) - np.where(z >= k, z, 0)  # rows with >= 1 star
+        free = np.where(z >= k, z, 0)
+        need = n - free  # rows with >= 1 star
         out["t-star-free"] = max(out["t-star-free"], int(need.sum()))
         if need.any():
-            lev = _levels(keys, hist, o, col.cut, need > 0, k, max_patterns, say)
+            lev, flows = _levels(keys, hist, o, col.cut, need > 0, k, max_patterns,
+                                 max_arcs, say)
             out["t-pattern"] = max(out["t-pattern"], int((need * lev).sum()))
+            flow = level_flow_bound(int(n.sum()), [int(free.sum()), *flows])
+            out["t-level-flow"] = max(out["t-level-flow"], flow)
     return out
 
 
@@ -208,23 +216,34 @@ def _columns(rt: RowTypes, model: TCloseness) -> Iterator[_Column]:
 
 def _levels(keys: PatternKeys, hist: IntArray, o: IntArray,
             cut: _Cut, open_mask: NDArray[np.bool_], k: int,
-            max_patterns: int, say: Progress) -> IntArray:
-    """``(t_in,)`` levels ``L_i`` (module doc) of the row types ``open_mask`` (1 elsewhere): a
-    bucket passes when it may hold a t-close class of at least ``k`` rows."""
+            max_patterns: int, max_arcs: int, say: Progress) -> tuple[IntArray, list[int]]:
+    """``(t_in,)`` levels ``L_i`` (module doc) of the row types ``open_mask`` (1 elsewhere),
+    and the level flows ``F_1, F_2, ...`` (:mod:`starmin.algorithms.t_level_flow`), from one
+    enumeration of the patterns: a bucket's capacity is its largest close size when that
+    reaches ``k`` (it may then hold a t-close class of at least ``k`` rows), else 0.
+
+    A level is enumerated while the pattern bound has open row types or the last level flow
+    is below ``N`` (the flow stops at level ``m - 1``), and while its patterns fit in
+    ``max_patterns``. Once the flow is done only the buckets of open row types are tested."""
     t_in, s = hist.shape
     m = keys.m
+    n = hist.sum(axis=1)
+    N = int(n.sum())
     lev = np.ones(t_in, dtype=np.int64)
     open_ = np.flatnonzero(open_mask)
+    flows: list[int] = []
     used, last = 0, 0
     for j in range(1, m + 1):
-        if len(open_) == 0:
+        flowing = j < m and (not flows or flows[-1] < N)
+        if len(open_) == 0 and not flowing:
             break
         if used + math.comb(m, j) > max_patterns:
-            say(f"bounds: stopping the t-closeness pattern bound after level {last} "
-                "(max_patterns)")
+            say(f"bounds: stopping the t-closeness pattern and level flow bounds after "
+                f"level {last} (max_patterns)")
             break
         meter = Meter(say, f"bounds: t-closeness pattern level {j}", "patterns",
                       math.comb(m, j))
+        level = LevelFlow(n, max_arcs) if flowing else None
         for i, mask in enumerate(masks_of_level(m, j)):
             meter.tick(i)
             _, inv = np.unique(keys.keys(mask), return_inverse=True)
@@ -234,18 +253,26 @@ def _levels(keys: PatternKeys, hist: IntArray, o: IntArray,
             bucket = np.bincount(flat, weights=hist.reshape(-1), minlength=nb * s)
             bucket = bucket.reshape(nb, s).astype(np.int64)
             ob = inv[open_]
-            cand = np.unique(ob)
-            fits = np.zeros(nb, dtype=bool)
-            fits[cand] = _close_rows(bucket[cand], o, cut, k) >= k
-            hit = fits[ob]
+            cand = np.arange(nb) if level is not None else np.unique(ob)
+            cap = np.zeros(nb, dtype=np.int64)
+            z = _close_rows(bucket[cand], o, cut, k)
+            cap[cand] = np.where(z >= k, z, 0)
+            if level is not None:
+                level.add(inv, cap, bucket.sum(axis=1))
+            hit = cap[ob] > 0
             lev[open_[hit]] = j
             open_ = open_[~hit]
         used += math.comb(m, j)
         last = j
         say(f"bounds: t-closeness pattern level {j}: {int(hist[open_].sum())} rows need "
             "more stars")
+        if level is not None:
+            flows.append(level.value())
+            note = " (over max_arcs: the cut at the source)" if level.over else ""
+            say(f"bounds: t-closeness level flow {j}: at most {flows[-1]} of {N} rows with "
+                f"at most {j} stars{note}")
     lev[open_] = last + 1
-    return lev
+    return lev, flows
 
 
 def _close_rows(c: IntArray, o: IntArray, cut: _Cut, k: int) -> IntArray:
