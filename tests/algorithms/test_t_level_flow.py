@@ -166,3 +166,32 @@ def test_two_sensitive_columns_and_a_hierarchy_below_brute_force() -> None:
         _below_optimum(two_sensitive_table(9600 + seed, 6 + seed % 3), TCloseness(0.2))
         _below_optimum(random_table(9700 + seed, 8, m=3, values=2, s=3),
                        TCloseness(0.4, HIERARCHY))
+
+
+@pytest.mark.parametrize("k", [1, 3])
+@pytest.mark.parametrize("distance", DISTANCES)
+@pytest.mark.parametrize("seed", range(4))
+def test_bucket_capacities_skip_no_test_that_matters(k: int, distance: str, seed: int) -> None:
+    """Buckets of fewer than ``k`` rows and of one row type are not tested again; their
+    capacities are those the test gives every bucket."""
+    from starmin.algorithms.heuristic.pattern_keys import PatternKeys, masks_of_level
+    from starmin.algorithms.t_closeness_bound import _bucket_caps, _close_rows, _columns
+
+    rt = random_table(9800 + seed, 40, m=3, values=[3, 3, 4], s=3)
+    keys = PatternKeys(rt.codes)
+    for col in _columns(rt, _model(0.15, distance)):
+        n = col.hist.sum(axis=1)
+        z = _close_rows(col.hist, col.o, col.cut, k)
+        free = np.where(z >= k, z, 0)
+        for j in (1, 2):
+            for mask in masks_of_level(3, j):
+                _, inv = np.unique(keys.keys(mask), return_inverse=True)
+                inv = inv.reshape(-1)
+                nb = int(inv.max()) + 1
+                counts = np.zeros((nb, col.hist.shape[1]), dtype=np.int64)
+                np.add.at(counts, inv, col.hist)
+                zb = _close_rows(counts, col.o, col.cut, k)
+                cap, size = _bucket_caps(inv, col.hist, n, free, col.o, col.cut, k,
+                                         np.arange(nb))
+                assert size.tolist() == counts.sum(axis=1).tolist()
+                assert cap.tolist() == np.where(zb >= k, zb, 0).tolist()

@@ -142,7 +142,7 @@ def t_closeness_lower_bounds(rt: RowTypes, model: TCloseness, *, k: int = 1,
         need = n - free  # rows with >= 1 star
         out["t-star-free"] = max(out["t-star-free"], int(need.sum()))
         if need.any():
-            lev, flows = _levels(keys, hist, o, col.cut, need > 0, k, max_patterns,
+            lev, flows = _levels(keys, hist, o, free, col.cut, need > 0, k, max_patterns,
                                  max_arcs, say)
             out["t-pattern"] = max(out["t-pattern"], int((need * lev).sum()))
             flow = level_flow_bound(int(n.sum()), [int(free.sum()), *flows])
@@ -214,7 +214,7 @@ def _columns(rt: RowTypes, model: TCloseness) -> Iterator[_Column]:
                       min_class_size(model.distance, held, o[present], tau))
 
 
-def _levels(keys: PatternKeys, hist: IntArray, o: IntArray,
+def _levels(keys: PatternKeys, hist: IntArray, o: IntArray, free: IntArray,
             cut: _Cut, open_mask: NDArray[np.bool_], k: int,
             max_patterns: int, max_arcs: int, say: Progress) -> tuple[IntArray, list[int]]:
     """``(t_in,)`` levels ``L_i`` (module doc) of the row types ``open_mask`` (1 elsewhere),
@@ -224,8 +224,11 @@ def _levels(keys: PatternKeys, hist: IntArray, o: IntArray,
 
     A level is enumerated while the pattern bound has open row types or the last level flow
     is below ``N`` (the flow stops at level ``m - 1``), and while its patterns fit in
-    ``max_patterns``. Once the flow is done only the buckets of open row types are tested."""
-    t_in, s = hist.shape
+    ``max_patterns``. Only the buckets of open row types are tested, and while the flow runs
+    those of the row types not yet routed whole in the level (:class:`LevelFlow`); the others
+    keep capacity 0, which changes neither result. ``free``: each row type's own capacity
+    (its largest close size where that reaches ``k``, else 0)."""
+    t_in = len(hist)
     m = keys.m
     n = hist.sum(axis=1)
     N = int(n.sum())
@@ -248,17 +251,16 @@ def _levels(keys: PatternKeys, hist: IntArray, o: IntArray,
             meter.tick(i)
             _, inv = np.unique(keys.keys(mask), return_inverse=True)
             inv = np.asarray(inv).reshape(-1)
-            nb = int(inv.max()) + 1
-            flat = (inv[:, None] * s + np.arange(s)).reshape(-1)
-            bucket = np.bincount(flat, weights=hist.reshape(-1), minlength=nb * s)
-            bucket = bucket.reshape(nb, s).astype(np.int64)
             ob = inv[open_]
-            cand = np.arange(nb) if level is not None else np.unique(ob)
-            cap = np.zeros(nb, dtype=np.int64)
-            z = _close_rows(bucket[cand], o, cut, k)
-            cap[cand] = np.where(z >= k, z, 0)
+            # the buckets of open row types, and for the flow those of row types not yet
+            # routed whole (a bucket of whole row types only would change nothing)
+            wanted = np.zeros(int(inv.max()) + 1, dtype=bool)
+            wanted[ob] = True
             if level is not None:
-                level.add(inv, cap, bucket.sum(axis=1))
+                wanted[inv[~level.whole]] = True
+            cap, size = _bucket_caps(inv, hist, n, free, o, cut, k, np.flatnonzero(wanted))
+            if level is not None:
+                level.add(inv, cap, size)
             hit = cap[ob] > 0
             lev[open_[hit]] = j
             open_ = open_[~hit]
@@ -273,6 +275,34 @@ def _levels(keys: PatternKeys, hist: IntArray, o: IntArray,
                 f"at most {j} stars{note}")
     lev[open_] = last + 1
     return lev, flows
+
+
+def _bucket_caps(inv: IntArray, hist: IntArray, n: IntArray, free: IntArray, o: IntArray,
+                 cut: _Cut, k: int, wanted: IntArray) -> tuple[IntArray, IntArray]:
+    """``(nb,)`` capacities and rows of one pattern's buckets (``inv``: the bucket of each
+    row type, ``n`` its rows): for the buckets ``wanted``, the largest close size where it
+    reaches ``k``, else 0 (0 for the other buckets). Without a test: a bucket of fewer than
+    ``k`` rows has capacity 0, and a bucket of one row type has that row type's ``free`` (the
+    same test on the same counts)."""
+    t_in, s = hist.shape
+    nb = int(inv.max()) + 1
+    size = np.bincount(inv, weights=n, minlength=nb).astype(np.int64)
+    members = np.bincount(inv, minlength=nb)
+    cap = np.zeros(nb, dtype=np.int64)
+    single = wanted[members[wanted] == 1]
+    rep = np.zeros(nb, dtype=np.int64)
+    rep[inv] = np.arange(t_in)
+    cap[single] = free[rep[single]]
+    test = wanted[(members[wanted] > 1) & (size[wanted] >= k)]
+    if len(test):
+        local = np.full(nb, -1, dtype=np.int64)
+        local[test] = np.arange(len(test))
+        rows = np.flatnonzero(local[inv] >= 0)
+        flat = (local[inv[rows]][:, None] * s + np.arange(s)).reshape(-1)
+        counts = np.bincount(flat, weights=hist[rows].reshape(-1), minlength=len(test) * s)
+        z = _close_rows(counts.reshape(len(test), s).astype(np.int64), o, cut, k)
+        cap[test] = np.where(z >= k, z, 0)
+    return cap, size
 
 
 def _close_rows(c: IntArray, o: IntArray, cut: _Cut, k: int) -> IntArray:

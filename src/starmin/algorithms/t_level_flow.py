@@ -102,7 +102,8 @@ class LevelFlow:
         self.n = np.asarray(n, dtype=np.int64)
         self.max_arcs = max_arcs
         self.N = int(self.n.sum())
-        self.whole = np.zeros(len(self.n), dtype=bool)   # routed entirely
+        self.whole = np.zeros(len(self.n), dtype=bool)
+        """The row types routed entirely (a bucket of capacity at least its rows)."""
         self.hit = np.zeros(len(self.n), dtype=bool)     # some bucket of positive capacity
         self.over = self.N > _INT32_MAX                  # no network: the cut at the source
         self._types: list[IntArray] = []
@@ -113,7 +114,8 @@ class LevelFlow:
 
     def add(self, inv: IntArray, cap: IntArray, size: IntArray) -> None:
         """One pattern: ``inv`` ``(t_in,)`` the bucket of each row type, ``cap`` and
-        ``size`` ``(nb,)`` each bucket's capacity and rows."""
+        ``size`` ``(nb,)`` each bucket's capacity and rows. A bucket whose row types are all
+        :attr:`whole` already may be given capacity 0: it changes nothing."""
         inv = np.asarray(inv, dtype=np.int64)
         cap = np.asarray(cap, dtype=np.int64)
         whole = cap >= np.asarray(size, dtype=np.int64)
