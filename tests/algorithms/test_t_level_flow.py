@@ -195,3 +195,12 @@ def test_bucket_capacities_skip_no_test_that_matters(k: int, distance: str, seed
                                          np.arange(nb))
                 assert size.tolist() == counts.sum(axis=1).tolist()
                 assert cap.tolist() == np.where(zb >= k, zb, 0).tolist()
+
+
+def test_the_report_takes_the_level_flow_bound() -> None:
+    from starmin.api import lower_bounds
+
+    b = lower_bounds(_shared_buckets(), TCloseness(0.05))
+    assert b["t-level-flow"] == 12 and b["best"] == 12
+    both = lower_bounds(_shared_buckets(), AllOf(KAnonymity(2), TCloseness(0.05)))
+    assert both["t-level-flow"] == 12 and both["best"] >= 12

@@ -1,4 +1,5 @@
-"""Lower bounds on the stars of any t-close release: the star-free and the pattern bound.
+"""Lower bounds on the stars of any t-close release: the star-free and the pattern bound (and
+the bucket enumeration the level flow bound, :mod:`starmin.algorithms.t_level_flow`, shares).
 
 Guarantee: **bound** -- each value is at most the optimum (tested against brute force).
 
@@ -68,6 +69,16 @@ Patterns are enumerated level by level (``j = 1, 2, ...`` starred columns) until
 type with ``n_i > Z_i`` is resolved or ``max_patterns`` is reached; the rest count ``j + 1``.
 The bucket of all columns is the whole table, which is t-close, so level ``m`` resolves all.
 
+The level flow bound (``t-level-flow``, :mod:`starmin.algorithms.t_level_flow`) takes the
+same buckets with a capacity each (the largest close size where it reaches ``k``, else 0) and
+bounds, per level ``j``, the rows with at most ``j`` stars by a maximum flow; it is at least
+the pattern bound. One enumeration serves both: it goes on while the pattern bound has open
+row types or the last level flow is below ``N`` (up to level ``m - 1`` for the flow), within
+the same ``max_patterns``. A bucket is tested only when an open row type or a row type not
+yet routed whole at its level lies in it, and where the answer is known it is not computed
+again: a bucket of fewer than ``k`` rows has capacity 0 (its close size is at most its rows),
+a bucket of one row type has that row type's (the same test on the same counts).
+
 Floating point only loosens the bounds: ``X*`` is a minimum of terms ``C_A / (S_A - tau)``,
 each term is used only when its denominator stays positive after lowering it by 1e-9 (and then
 with the lowered denominator), and the result is raised by a relative 1e-9 before the floor;
@@ -77,7 +88,8 @@ Complexity: with ``I`` items (``|S|`` for the equal distance and a matrix, at mo
 for a hierarchy, ``2 (|S| - 1)`` for the ordered distance), ``O(t_in |S| I + t_in I log I)``
 numpy work per sensitive column for the star-free bound; the pattern bound repeats a grouping
 of the ``t_in`` row types and a bincount per pattern, ``O(sum_j C(m, j) t_in I log I)``, up to
-``max_patterns`` patterns.
+``max_patterns`` patterns (in practice far less: on adult, 8 QIs, 50k of 596k buckets are
+tested at ``t = 0.1``); the level flow adds one maximum flow per level.
 """
 
 from __future__ import annotations
@@ -272,7 +284,7 @@ def _levels(keys: PatternKeys, hist: IntArray, o: IntArray, free: IntArray,
             flows.append(level.value())
             note = " (over max_arcs: the cut at the source)" if level.over else ""
             say(f"bounds: t-closeness level flow {j}: at most {flows[-1]} of {N} rows with "
-                f"at most {j} stars{note}")
+                f"<= {j} stars{note}")
     lev[open_] = last + 1
     return lev, flows
 
