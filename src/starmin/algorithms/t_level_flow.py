@@ -67,7 +67,8 @@ the pattern bound). No clock is read: the value depends only on the input and th
 Complexity: per level ``j``, ``O(C(m, j) t_in)`` to collect the arcs, and one maximum flow
 (Dinic's algorithm, ``scipy.sparse.csgraph.maximum_flow``, ``O(V^2 E)`` worst case) over the
 reduced network of ``V <= t_in + E + 2`` nodes and ``E <= max_arcs`` arcs. Adult (30,162 rows,
-8 QIs): under 1 s for all levels at ``t = 0.1`` (docs/algorithms/lower-bounds.md).
+8 QIs, ``t = 0.1``): five levels, their flows about 0.2 CPU s in all
+(docs/algorithms/lower-bounds.md).
 
 References
 ----------
