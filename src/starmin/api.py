@@ -270,11 +270,11 @@ def check_objective(objective: object) -> None:
 def lower_bounds(rt: RowTypes, model: PrivacyModel, progress: Progress | None = None,
                  known_lp: Mapping[str, int] | None = None) -> dict[str, int]:
     """Proven lower bounds on the optimal number of stars (see docs/algorithms/lower-bounds):
-    the k-anonymity bounds for the class size the model implies, the star-free and pattern
-    bounds of each t-closeness part, and the diversity bounds (Xiao et al.'s phase-one bound
-    for frequency l-diversity; row types with too few distinct sensitive values). A bound for
-    one part of a combination bounds the whole. They depend only on the row types and the
-    model, never on the method that makes the release."""
+    the k-anonymity bounds for the class size the model implies, the star-free, pattern and
+    level flow bounds of each t-closeness part, and the diversity bounds (Xiao et al.'s
+    phase-one bound for frequency l-diversity; row types with too few distinct sensitive
+    values). A bound for one part of a combination bounds the whole. They depend only on the
+    row types and the model, never on the method that makes the release."""
     from starmin.algorithms.bounds import k_anonymity_lower_bounds
     from starmin.algorithms.l_diversity_bound import diversity_lower_bounds
     from starmin.algorithms.t_closeness_bound import t_closeness_lower_bounds

@@ -119,7 +119,8 @@ def test_raised_bounds_stay_below_brute_force(t: float | str, seed: int) -> None
     rt = random_table(9100 + seed, 6 + seed % 3, m=2, values=[2, 3], s=3)
     model = TCloseness(Fraction(t) if isinstance(t, str) else t)
     b = t_closeness_lower_bounds(rt, model)
-    assert b["t-star-free"] <= b["t-pattern"] <= brute_force.solve(rt, model).stars
+    assert (b["t-star-free"] <= b["t-pattern"] <= b["t-level-flow"]
+            <= brute_force.solve(rt, model).stars)
 
 
 def test_the_floor_raises_the_bound() -> None:

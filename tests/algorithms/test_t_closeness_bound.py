@@ -1,4 +1,5 @@
-"""The t-closeness lower bounds (star-free, pattern) never exceed the optimum (brute force),
+"""The t-closeness lower bounds (star-free, pattern, level flow) never exceed the optimum
+(brute force), are ordered (the level flow dominates the pattern bound),
 the star-free rows are bounded from above (enumeration), and the bounds are not vacuous."""
 
 from __future__ import annotations
@@ -42,11 +43,11 @@ def _model(t: float, distance: str) -> TCloseness:
 
 
 def _below_optimum(rt: RowTypes, model: TCloseness, k: int = 1) -> dict[str, int]:
-    """Both bounds, checked to be ordered and at most the brute-force optimum (t-closeness,
+    """The three bounds, checked to be ordered and at most the brute-force optimum (t-closeness,
     alone or with k <= n, is always feasible: the whole table is one t-close class)."""
     optimum = brute_force.solve(rt, model if k == 1 else AllOf(KAnonymity(k), model)).stars
     b = t_closeness_lower_bounds(rt, model, k=k)
-    assert b["t-star-free"] <= b["t-pattern"] <= optimum
+    assert b["t-star-free"] <= b["t-pattern"] <= b["t-level-flow"] <= optimum
     return b
 
 
@@ -75,7 +76,7 @@ def test_capped_patterns_still_bound() -> None:
     optimum = brute_force.solve(rt, TCloseness(0.1)).stars
     for cap in (0, 1, 3, 7):
         b = t_closeness_lower_bounds(rt, TCloseness(0.1), max_patterns=cap)
-        assert b["t-star-free"] <= b["t-pattern"] <= optimum
+        assert b["t-star-free"] <= b["t-pattern"] <= b["t-level-flow"] <= optimum
 
 
 def _largest_close_part(c: list[int], o: np.ndarray, tau: float) -> int:
