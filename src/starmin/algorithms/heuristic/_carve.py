@@ -38,13 +38,16 @@ X_GRID = 512
 more rows): a work limit, not a time limit."""
 
 
-def carve(rt: RowTypes, classes: list[Entries], judge: Judge) -> list[Entries]:
-    """Carve every class while a carve saves stars (module doc); returns the final classes."""
+def carve(rt: RowTypes, classes: list[Entries], judge: Judge, k: int = 1) -> list[Entries]:
+    """Carve every class while a carve saves stars (module doc); returns the final classes.
+    ``k``: the fewest rows any class satisfying the model holds (a part and the rest each
+    need ``k``, so classes of fewer than ``2 k`` rows are not tried)."""
     out: list[Entries] = []
     stack = list(classes)
     while stack:
         ent = stack.pop()
-        found = _best_carve(rt, ent, judge) if len(ent[0]) > 1 else None
+        found = (_best_carve(rt, ent, judge)
+                 if len(ent[0]) > 1 and int(ent[2].sum()) >= 2 * k else None)
         if found is None:
             out.append(ent)
         else:

@@ -88,6 +88,7 @@ from starmin.data.rowtypes import RowTypes
 from starmin.errors import InvalidInput, StarminError
 from starmin.models.apply import check_feasible, holds
 from starmin.models.base import PrivacyModel
+from starmin.models.combine import implied_k
 from starmin.transform.plan import Guarantee, ReleasePlan
 
 NAME = "merge-repair"
@@ -202,7 +203,7 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
             tie = np.random.default_rng(seed).permutation(cls.G).astype(np.int64)
             repair(cls, rt, st, tie, rule, say)
             repaired = cls.stars
-            plan = polish(rt, cls.groups(), judge, st)
+            plan = polish(rt, cls.groups(), judge, st, implied_k(model))
             mine["rules"][rule] = {"merges": cls.merges, "pulls": cls.pulls,
                                    "repaired_stars": repaired, "stars": plan.stars}
             say(f"{NAME}: start {start}, rule {rule}: {cls.merges} merges, {repaired} stars, "
@@ -426,9 +427,11 @@ def choose_partner(cls: Classes, a: int, st: Settings, tie: IntArray,
     return int(ids[best]), ids, float(eff[best]) if ok[best] else float("inf")
 
 
-def polish(rt: RowTypes, classes: list[Entries], judge: Judge, st: Settings) -> ReleasePlan:
+def polish(rt: RowTypes, classes: list[Entries], judge: Judge, st: Settings,
+           k: int = 1) -> ReleasePlan:
     """Split refinement (:mod:`._split_refine`), carving (:mod:`._carve`), then move
-    refinement (:mod:`._moves`).
+    refinement (:mod:`._moves`). ``k``: the fewest rows of a class satisfying the model
+    (:func:`starmin.models.combine.implied_k`), which carving uses to skip classes.
 
     A partition with no star is returned as it is: every step only lowers the stars, and a
     release without stars is one plan whatever the partition (every class's suppressor is its
@@ -440,11 +443,11 @@ def polish(rt: RowTypes, classes: list[Entries], judge: Judge, st: Settings) -> 
     if st.refine:
         classes = refine(rt, classes, judge)
     if st.carve:
-        classes = carve(rt, classes, judge)
+        classes = carve(rt, classes, judge, k)
     if st.moves:
         classes = improve(rt, classes, judge)
         if st.carve:  # moves leave classes that carve anew (adult, t = 0.1: -1.7 %)
-            classes = carve(rt, classes, judge)
+            classes = carve(rt, classes, judge, k)
     return ReleasePlan.from_groups(rt, classes, NAME, GUARANTEE)
 
 
