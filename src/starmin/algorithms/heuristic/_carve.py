@@ -33,7 +33,7 @@ from starmin.algorithms.heuristic._merge_state import IntArray, Judge
 from starmin.algorithms.heuristic._split_refine import Entries
 from starmin.data.rowtypes import RowTypes
 
-X_GRID = 512
+X_GRID = 64
 """At most this many part sizes ``X`` are judged per group (evenly spread when a group holds
 more rows): a work limit, not a time limit."""
 
@@ -41,12 +41,13 @@ more rows): a work limit, not a time limit."""
 def carve(rt: RowTypes, classes: list[Entries], judge: Judge, k: int = 1) -> list[Entries]:
     """Carve every class while a carve saves stars (module doc); returns the final classes.
     ``k``: the fewest rows any class satisfying the model holds (a part and the rest each
-    need ``k``, so classes of fewer than ``2 k`` rows are not tried)."""
+    need ``k``: classes of fewer than ``2 k`` rows and parts of fewer than ``k`` are not
+    tried)."""
     out: list[Entries] = []
     stack = list(classes)
     while stack:
         ent = stack.pop()
-        found = (_best_carve(rt, ent, judge)
+        found = (_best_carve(rt, ent, judge, k)
                  if len(ent[0]) > 1 and int(ent[2].sum()) >= 2 * k else None)
         if found is None:
             out.append(ent)
@@ -59,13 +60,13 @@ def _stars(codes: NDArray[np.integer], rows: int) -> int:
     return int((codes.min(axis=0) != codes.max(axis=0)).sum()) * rows
 
 
-def _best_carve(rt: RowTypes, ent: Entries, judge: Judge) -> list[Entries] | None:
+def _best_carve(rt: RowTypes, ent: Entries, judge: Judge, k: int) -> list[Entries] | None:
     """The parts of the carve that saves the most stars, or ``None`` when none saves any."""
     codes = rt.codes[ent[0]]
     best: tuple[int, list[Entries]] | None = None
     now = _stars(codes, int(ent[2].sum()))
     for c in np.flatnonzero(codes.min(axis=0) != codes.max(axis=0)).tolist():
-        parts = _carve_column(rt, ent, c, judge)
+        parts = _carve_column(rt, ent, c, judge, k)
         if parts is None:
             continue
         cost = sum(_stars(rt.codes[p[0]], int(p[2].sum())) for p in parts)
@@ -74,7 +75,8 @@ def _best_carve(rt: RowTypes, ent: Entries, judge: Judge) -> list[Entries] | Non
     return None if best is None else best[1]
 
 
-def _carve_column(rt: RowTypes, ent: Entries, c: int, judge: Judge) -> list[Entries] | None:
+def _carve_column(rt: RowTypes, ent: Entries, c: int, judge: Judge, k: int
+                  ) -> list[Entries] | None:
     """The carved parts along column ``c`` and the rest (module doc), ``None`` if no group
     gives a part."""
     ti, ki, cnt = ent
@@ -85,7 +87,7 @@ def _carve_column(rt: RowTypes, ent: Entries, c: int, judge: Judge) -> list[Entr
     G = int(grp.max()) + 1
     h = np.zeros((G, s), dtype=np.int64)
     np.add.at(h, (grp, ki), cnt)
-    gid, a = _parts(h, K / K.sum())
+    gid, a = _parts(h, K / K.sum(), k)
     ok = judge(a) if len(a) else np.zeros(0, dtype=bool)  # the parts alone: one call
     gid, a = gid[ok], a[ok]
     if len(a) == 0:
@@ -128,19 +130,19 @@ def _carve_column(rt: RowTypes, ent: Entries, c: int, judge: Judge) -> list[Entr
     return out
 
 
-def _parts(h: IntArray, share: NDArray[np.float64]) -> tuple[IntArray, IntArray]:
+def _parts(h: IntArray, share: NDArray[np.float64], k: int = 1
+           ) -> tuple[IntArray, IntArray]:
     """``(group, key counts)`` of the candidate parts ``A(X) <= h_g`` following ``share``
-    (module doc) of every group ``g`` (rows of ``h``), for ``X`` up to the group's rows
-    (:data:`X_GRID` of them at most); empty parts are left out."""
-    gids, parts = [], []
-    for g, H in enumerate(h.sum(axis=1).tolist()):
-        X = np.arange(1, H + 1) if H <= X_GRID else np.unique(
-            np.linspace(1, H, X_GRID).round().astype(np.int64))
-        a = np.minimum(h[g][None, :],
-                       np.floor(X[:, None] * share[None, :] + 0.5).astype(np.int64))
-        a = a[a.sum(axis=1) > 0]
-        gids.append(np.full(len(a), g, dtype=np.int64))
-        parts.append(a)
-    s = h.shape[1]
-    return (np.concatenate(gids) if gids else np.zeros(0, dtype=np.int64),
-            np.concatenate(parts) if parts else np.zeros((0, s), dtype=np.int64))
+    (module doc) of every group ``g`` (rows of ``h``) of at least ``k`` rows, for ``X`` up to
+    the group's rows (:data:`X_GRID` of them at most, evenly spread); parts of fewer than
+    ``k`` rows are left out."""
+    H = h.sum(axis=1)
+    width = np.where(k <= H, np.minimum(H, X_GRID), 0)
+    gid = np.repeat(np.arange(len(h)), width)
+    i = np.arange(len(gid)) - np.repeat(np.cumsum(width) - width, width)  # 0 .. width - 1
+    Hg = H[gid]
+    X = np.where(Hg <= X_GRID, i + 1,
+                 np.round(1 + i * (Hg - 1) / max(X_GRID - 1, 1)).astype(np.int64))
+    a = np.minimum(h[gid], np.floor(X[:, None] * share[None, :] + 0.5).astype(np.int64))
+    keep = a.sum(axis=1) >= max(k, 1)
+    return gid[keep], a[keep]

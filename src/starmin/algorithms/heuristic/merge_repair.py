@@ -203,7 +203,7 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
             tie = np.random.default_rng(seed).permutation(cls.G).astype(np.int64)
             repair(cls, rt, st, tie, rule, say)
             repaired = cls.stars
-            plan = polish(rt, cls.groups(), judge, st, implied_k(model))
+            plan = polish(rt, cls.groups(), judge, st, class_floor(model, rt))
             mine["rules"][rule] = {"merges": cls.merges, "pulls": cls.pulls,
                                    "repaired_stars": repaired, "stars": plan.stars}
             say(f"{NAME}: start {start}, rule {rule}: {cls.merges} merges, {repaired} stars, "
@@ -431,7 +431,7 @@ def polish(rt: RowTypes, classes: list[Entries], judge: Judge, st: Settings,
            k: int = 1) -> ReleasePlan:
     """Split refinement (:mod:`._split_refine`), carving (:mod:`._carve`), then move
     refinement (:mod:`._moves`). ``k``: the fewest rows of a class satisfying the model
-    (:func:`starmin.models.combine.implied_k`), which carving uses to skip classes.
+    (:func:`class_floor`), which carving uses to skip classes and parts.
 
     A partition with no star is returned as it is: every step only lowers the stars, and a
     release without stars is one plan whatever the partition (every class's suppressor is its
@@ -449,6 +449,15 @@ def polish(rt: RowTypes, classes: list[Entries], judge: Judge, st: Settings,
         if st.carve:  # moves leave classes that carve anew (adult, t = 0.1: -1.7 %)
             classes = carve(rt, classes, judge, k)
     return ReleasePlan.from_groups(rt, classes, NAME, GUARANTEE)
+
+
+def class_floor(model: PrivacyModel, rt: RowTypes) -> int:
+    """The fewest rows any class satisfying ``model`` holds: the implied ``k``
+    (:func:`starmin.models.combine.implied_k`) or the fewest rows of a t-close class
+    (:func:`starmin.algorithms.t_closeness_bound.t_class_floor`), the larger."""
+    from starmin.algorithms.t_closeness_bound import t_class_floor
+
+    return max(implied_k(model), t_class_floor(rt, model))
 
 
 REPAIR_FACTOR = {"DistinctLDiversity": 0.35, "PSensitiveKAnonymity": 0.1, "TCloseness": 0.7}
