@@ -531,9 +531,10 @@ DIVERSE_REPAIR = 0.4
 """Repair and polish after the diverse start, relative to :func:`repair_work` (adult,
 frequency l = 2, 4, 6: 2.2, 2.9 and 5.4 CPU s against estimates 5.0, 8.5 and 11.5)."""
 DIVERSE_REPAIR_ONLY = 0.15
-"""The repair alone after the diverse start, no polishing (adult, frequency l = 4 and 6: the
-whole run without polishing took 6.2 and 8.9 CPU s at load 9, against estimates 6.3 and
-6.7)."""
+"""The repair after the diverse start with carving as its only polish (adult, frequency l = 4
+and 6: the whole run without any polishing took 6.2 and 8.9 CPU s at load 9, against
+estimates 6.3 and 6.7; carving added 0.5-2 CPU s on 2026-11-26: l = 5 and 6 took 10.2 and
+12.4 s at load 1-2, docs/benchmarks.md)."""
 
 
 def level_work(rt: RowTypes) -> float:
