@@ -87,7 +87,8 @@ def test_literal_tables() -> None:
     rt = from_rows([[0]] * 3 + [[1]] * 3, [0] * 3 + [1] * 3)
     assert diversity_lower_bounds(rt, [DistinctLDiversity(2)]) == {"distinct_values": 6}
     assert diversity_lower_bounds(rt, [LDiversity(2)]) == {"distinct_values": 6,
-                                                           "l_frequency": 6}
+                                                           "l_frequency": 6,
+                                                           "l_value_flow": 6}
     assert brute_force.solve(rt, LDiversity(2)).stars == 6
     # one row type x x x y: phase one keeps x y (h* = 1), R1 = {x, x}: 2 * h(R1) = 4 tuples
     counts = np.array([[3, 1], [0, 2], [1, 1]])

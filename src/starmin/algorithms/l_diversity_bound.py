@@ -25,6 +25,11 @@ at least one star.
   row of a row type that holds fewer than ``q`` distinct values carries a star, and at least
   ``level(v)`` of them.
 
+- ``l_value_flow``: for frequency l-diversity, ``l`` times the stars the rows of one value
+  carry at least, bounded per star level by a maximum flow into buckets of capacity ``min(c_u,
+  h*)`` (:mod:`.l_frequency_flow`); at least the ``l * h(R1)`` term weighed by levels for that
+  value when every level is enumerated.
+
 With several sensitive columns each column's histogram is bounded on its own (a release must
 satisfy the model on every column) and the largest bound counts.
 
@@ -42,6 +47,7 @@ from numpy.typing import NDArray
 
 from starmin.algorithms.approx.tp_phases import phase_one_heights
 from starmin.algorithms.diversity_levels import levels
+from starmin.algorithms.l_frequency_flow import heaviest_value, value_flow_bound
 from starmin.data.rowtypes import RowTypes
 from starmin.models.base import PrivacyModel
 from starmin.models.l_diversity import (
@@ -136,4 +142,8 @@ def diversity_lower_bounds(rt: RowTypes, parts: list[PrivacyModel]) -> dict[str,
             l = int(part.l)
             v = max(frequency_tuple_bound(h, l, lev(a, l)) for a, h in enumerate(histograms))
             out["l_frequency"] = max(out.get("l_frequency", 0), v)
+            v = max(value_flow_bound(rt.codes, h, l,
+                                     heaviest_value(leaving_rows(h, l), lev(a, l)))
+                    for a, h in enumerate(histograms))
+            out["l_value_flow"] = max(out.get("l_value_flow", 0), v)
     return out
