@@ -9,7 +9,10 @@ A class ``C`` with key counts ``K`` (``N`` rows) satisfies the model. For a star
 ``c`` and each group ``g`` of ``C``'s rows with one value of ``c`` (largest first), carving
 tries the sub-multisets ``A(X)`` of ``g`` that follow ``C``'s own mix of keys, ``A(X)_v =
 min(g_v, round(X K_v / N))``: such a part leaves the rest with about ``C``'s mix too, so both
-sides tend to keep satisfying the model when ``C`` does. The largest ``A(X)`` for which the
+sides tend to keep satisfying the model when ``C`` does. It also tries the flattest parts,
+``A'(M)_v = min(g_v, M)`` for ``M = 1, 2, ...`` (the largest part of ``g`` with at most ``M``
+rows of each key: the largest l-eligible ones, Xiao et al. Sec. 5.2's phase one, for
+frequency l-diversity). The largest candidate part for which the
 model holds on ``A(X)`` and on what is left of ``C`` becomes a class of its own; it is
 constant in ``c``, so each of its rows carries at least one star fewer. The rest stays one
 class. The column that saves the most stars is taken, and every part is carved again (a work
@@ -132,10 +135,11 @@ def _carve_column(rt: RowTypes, ent: Entries, c: int, judge: Judge, k: int
 
 def _parts(h: IntArray, share: NDArray[np.float64], k: int = 1
            ) -> tuple[IntArray, IntArray]:
-    """``(group, key counts)`` of the candidate parts ``A(X) <= h_g`` following ``share``
-    (module doc) of every group ``g`` (rows of ``h``) of at least ``k`` rows, for ``X`` up to
-    the group's rows (:data:`X_GRID` of them at most, evenly spread); parts of fewer than
-    ``k`` rows are left out."""
+    """``(group, key counts)`` of the candidate parts of every group ``g`` (rows of ``h``) of
+    at least ``k`` rows (module doc): ``A(X) <= h_g`` following ``share`` for ``X`` up to the
+    group's rows (:data:`X_GRID` of them at most, evenly spread), and the flattest parts
+    ``min(h_g, M)`` for ``M`` up to the group's largest count (:data:`X_GRID` at most); parts
+    of fewer than ``k`` rows are left out."""
     H = h.sum(axis=1)
     width = np.where(k <= H, np.minimum(H, X_GRID), 0)
     gid = np.repeat(np.arange(len(h)), width)
@@ -144,5 +148,11 @@ def _parts(h: IntArray, share: NDArray[np.float64], k: int = 1
     X = np.where(Hg <= X_GRID, i + 1,
                  np.round(1 + i * (Hg - 1) / max(X_GRID - 1, 1)).astype(np.int64))
     a = np.minimum(h[gid], np.floor(X[:, None] * share[None, :] + 0.5).astype(np.int64))
+    # the flattest parts: at most M rows of each key, M = 1 .. the group's largest count
+    top = np.minimum(h.max(axis=1), X_GRID)
+    gid2 = np.repeat(np.arange(len(h)), top)
+    M = np.arange(len(gid2)) - np.repeat(np.cumsum(top) - top, top) + 1
+    a2 = np.minimum(h[gid2], M[:, None])
+    gid, a = np.concatenate([gid, gid2]), np.concatenate([a, a2])
     keep = a.sum(axis=1) >= max(k, 1)
     return gid[keep], a[keep]
