@@ -67,7 +67,7 @@ def value_flow_bound(codes: NDArray[np.integer], counts: NDArray[np.integer], l:
     m = keys.m
     flows: list[int] = []
     used = 0
-    for j in range(m + 1):
+    for j in range(m):  # level m (every column starred) adds no term
         masks = [0] if j == 0 else masks_of_level(m, j)
         if used + len(masks) > max_patterns:
             break
@@ -89,7 +89,7 @@ def value_flow_bound(codes: NDArray[np.integer], counts: NDArray[np.integer], l:
         flows.append(level.value())
         if flows[-1] >= N:
             break
-    return l * level_flow_bound(N, flows[: m])
+    return l * level_flow_bound(N, flows)
 
 
 def heaviest_value(leave: IntArray, lev: IntArray | None) -> int:

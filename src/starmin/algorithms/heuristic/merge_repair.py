@@ -188,6 +188,7 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
         names += [x for x in expand_start(name, model, rt) if x not in names]
     cert: dict[str, Any] = {"seed": seed, "starts": {}}
     best: ReleasePlan | None = None
+    floor = class_floor(model, rt)
     for name in names:
         start, start_plan = initial_plan(rt, model, st, seed, judge, say, name)
         say(f"{NAME}: start {start}: {start_plan.t_out} classes, {start_plan.stars} stars "
@@ -203,7 +204,7 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
             tie = np.random.default_rng(seed).permutation(cls.G).astype(np.int64)
             repair(cls, rt, st, tie, rule, say)
             repaired = cls.stars
-            plan = polish(rt, cls.groups(), judge, st, class_floor(model, rt))
+            plan = polish(rt, cls.groups(), judge, st, floor)
             mine["rules"][rule] = {"merges": cls.merges, "pulls": cls.pulls,
                                    "repaired_stars": repaired, "stars": plan.stars}
             say(f"{NAME}: start {start}, rule {rule}: {cls.merges} merges, {repaired} stars, "
