@@ -25,6 +25,17 @@ grow as vectors get coarser, so no vector with more stars can price out; when th
 ``max_patterns`` budget stops the enumeration at level ``J``, ``theta`` is further capped by
 ``J / (G(all stars) - delta)``, which keeps the bound valid.
 
+**Dual repair.** A complete pass also certifies ``sum_p c(p) min(pi(p), cap(p))``: each
+vector that prices out caps the ``pi`` of its pairs at a level ``tau`` at which it no longer
+does (``tau = stars`` always works, since a class is one row's worth of its pairs; a
+bisection on the gain finds a larger one), and lowering duals only lowers gains, so the
+capped duals are feasible for every vector. Scaling pays for the worst ratio over all
+vectors; the repair pays only on the pairs of the few vectors that still price out, which in
+the last rounds brings the certificate within a fraction of a percent of the restricted LP
+(ARX adult, frequency l = 2, round 13 of 21: 12,828 against the scaling's 6,553; LP
+optimum 13,030). The bound is the larger of the two. A run stopped by ``max_rounds`` or the
+iteration budget after a partial pass prices every pattern once more to certify its duals.
+
 References: Liang & Yuan, Sec. 4, Thm 9 (the MILP on ``x(v*, v, s)``); Bredereck et al.,
 Sec. 4.3 (the ILP on row types). Column generation and the Lagrangian (Farley-type) bound of
 a restricted master are textbook LP duality.
@@ -33,6 +44,7 @@ a restricted master are textbook LP duality.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -51,6 +63,12 @@ from starmin.transform.plan import STAR
 
 _SAFETY = 1e-6
 """Relative slack taken off every certified bound against floating-point round-off."""
+
+_REPAIR_SEARCH = 512
+"""Vectors per pattern whose repair level a bisection raises above their stars."""
+
+_REPAIR_STEPS = 24
+"""Bisection steps of a repair level."""
 
 
 @dataclass
@@ -144,6 +162,7 @@ class Priced:
     complete: bool
     violated: list[tuple[float, MaskPrice, int]]  # (G - stars, prices of the mask, group)
     patterns: int
+    partial: bool = False  # stopped early (partial pricing): no bound certified
 
 
 @dataclass(frozen=True, eq=False)
@@ -176,8 +195,10 @@ def price_all(pricer: Pricer, pi: FloatArray, n: int, *, max_patterns: int,
     violated: list[tuple[float, MaskPrice, int]] = []
     used = 2
     complete = True
+    excess: list[_Excess] = []  # what prices out, for the dual repair
     for mp in (zero,):
         _collect(mp, 0, violated, keep)
+        _excess(mp, 0, excess)
     for j in range(1, m + 1):
         if j >= g_all - 1e-12:  # no vector with j or more stars can gain more than j
             break
@@ -194,16 +215,68 @@ def price_all(pricer: Pricer, pi: FloatArray, n: int, *, max_patterns: int,
             if pos.any():
                 theta = min(theta, float((j / over[pos]).min()))
             _collect(mp, j, violated, keep)
+            _excess(mp, j, excess)
         if enough is not None and len(violated) >= enough and j + 1 < g_all - 1e-12:
             violated.sort(key=lambda e: (-e[0], e[1].mask, e[2]))
-            return Priced(0.0, False, violated[:keep], used)
+            return Priced(0.0, False, violated[:keep], used, partial=True)
     if g_all - delta > 1e-12:
         theta = min(theta, m / (g_all - delta))
     _collect(top, m, violated, keep)
+    _excess(top, m, excess)
     value = float(pricer.pairs.count @ pi) - delta * n
     bound = theta * value * (1 - _SAFETY) - _SAFETY
+    if complete:  # every vector that could price out was priced: the repair is feasible
+        repaired = _repaired(pricer, pi, excess)
+        bound = max(bound, repaired * (1 - _SAFETY) - _SAFETY)
     violated.sort(key=lambda e: (-e[0], e[1].mask, e[2]))
     return Priced(max(bound, 0.0), complete and not violated, violated[:keep], used)
+
+
+@dataclass(frozen=True, eq=False)
+class _Excess:
+    """The vectors of one pattern that price out, for the dual repair."""
+
+    mask: int
+    stars: int
+    bad: IntArray
+    beta: FloatArray | None
+    gain_of: Callable[[FloatArray], FloatArray] | None
+
+
+def _excess(mp: MaskPrice, stars: int, out: list[_Excess]) -> None:
+    bad = np.nonzero(mp.gain - stars > 0)[0]
+    if len(bad):
+        out.append(_Excess(mp.mask, stars, bad, None if mp.beta is None else mp.beta[bad],
+                           mp.gain_of))
+
+
+def _repaired(pricer: Pricer, pi: FloatArray, excess: list[_Excess]) -> float:
+    """The dual repair: ``count . min(pi, cap)``, where ``cap`` lowers the pairs of each
+    vector that prices out to a level ``tau`` at which it no longer does. Every class of a
+    vector is one row's worth of its pairs (``sum x = 1``), so with every ``pi`` at most
+    ``tau`` its gain is at most ``tau`` (``tau = stars`` always works); gains only fall as
+    ``pi`` does, so the capped duals are feasible for every vector and certify the bound.
+    Where gains are a function of ``beta`` (the best ``pi`` per value), a bisection finds a
+    larger ``tau`` with ``gain(min(beta, tau)) <= stars`` for up to :data:`_REPAIR_SEARCH`
+    vectors of a pattern (an upper bound on the gain serves as well: only the true gain
+    must fall)."""
+    cap = np.full(pricer.pairs.P, np.inf)
+    for e in excess:
+        tau = np.full(int(e.bad.max()) + 1, np.inf)
+        tau[e.bad] = float(e.stars)
+        if e.beta is not None and e.gain_of is not None and len(e.bad) <= _REPAIR_SEARCH:
+            lo = np.full(len(e.bad), float(e.stars))
+            hi = np.max(np.where(np.isfinite(e.beta), e.beta, -np.inf), axis=1)
+            for _ in range(_REPAIR_STEPS):
+                mid = (lo + hi) / 2
+                ok = e.gain_of(np.minimum(e.beta, mid[:, None])) <= e.stars
+                lo = np.where(ok, mid, lo)
+                hi = np.where(ok, hi, mid)
+            tau[e.bad] = lo
+        group = pricer.group_of(e.mask)
+        at = np.nonzero(group < len(tau))[0]
+        cap[at] = np.minimum(cap[at], tau[group[at]])
+    return float(pricer.pairs.count @ np.minimum(pi, cap))
 
 
 def _collect(mp: MaskPrice, stars: int, out: list[tuple[float, MaskPrice, int]],
@@ -267,6 +340,9 @@ def column_generation(rt: RowTypes, rel: Relaxation, *, max_rounds: int = 60,
             break
         master.add(pool.take())
         master.add_rays(*rays.take())
+    if not complete and priced.partial:  # stopped on a partial pass: certify its duals
+        best = max(best, price_all(pricer, lp.pi, n, max_patterns=max_patterns,
+                                   keep=keep).bound)
     lp = master.solve()  # nothing changed since the last solve: its primal solution
     blocks, x = master.blocks(lp)
     lp = LPSolution(lp.value, x, lp.pi, lp.iterations)

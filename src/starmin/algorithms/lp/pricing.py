@@ -57,6 +57,10 @@ class MaskPrice:
     keys: IntArray
     gain: FloatArray
     pick: Callable[[int], tuple[IntArray, FloatArray | None]]
+    beta: FloatArray | None = None
+    """``(g, r)``: each vector's best ``pi`` per value, when gains are a function of it."""
+    gain_of: Callable[[FloatArray], FloatArray] | None = None
+    """Gains (or upper bounds on them) of rows of ``beta``-like arrays."""
 
     def ray(self, g: int) -> tuple[IntArray, FloatArray | None]:
         """Group ``g``'s maximizing class of one row: its pairs (ascending) and each pair's
@@ -102,6 +106,14 @@ class Pricer:
         self._kept = 0
         self._pi: FloatArray | None = None
         self._best: tuple[FloatArray, IntArray] | None = None
+        self._beta_of: dict[int, FloatArray] = {}  # per pattern, under the duals of _beta_pi
+        self._beta_pi: FloatArray | None = None
+        self._beta_kept = 0
+        self._merges: dict[tuple[int, int], tuple[IntArray, IntArray]] = {}
+
+    def group_of(self, mask: int) -> IntArray:
+        """``(P,)``: the vector (group) of each pair under the pattern."""
+        return self._grouping(mask).inv[self.pairs.type_of]
 
     def price(self, mask: int, pi: FloatArray) -> MaskPrice:
         grp = self._grouping(mask)
@@ -109,16 +121,21 @@ class Pricer:
         g = len(grp.keys)
         if self.by_value:
             best, arg = self._best_pairs(pi)
-            beta = (np.maximum.reduceat(best[grp.order], grp.starts, axis=0) if g
-                    else np.zeros((0, best.shape[1])))
+            beta = self._beta(mask, grp, best)
             rel = self.rel
+            gain_of: Callable[[FloatArray], FloatArray]
             if rel.t is None:
-                gain = _capped_gain(beta, self.vcap)
+                vcap = self.vcap
+
+                def gain_of(b: FloatArray) -> FloatArray:
+                    return _capped_gain(b, vcap)
+                gain = gain_of(beta)
 
                 def share(gi: int) -> FloatArray | None:
                     return _capped_class(beta[gi], self.vcap)
             else:
-                gain = self._closeness(beta)
+                gain_of = self._closeness
+                gain = gain_of(beta)
                 assert rel.cuts is not None
                 equal = rel.cuts.one_sided
 
@@ -127,13 +144,57 @@ class Pricer:
                     return _equal_class(beta[gi], rel.p, rel.t) if equal else q  # type: ignore[arg-type]
             return MaskPrice(mask, group, grp.keys, gain,
                              lambda gi: _best_of(grp, gi, share(gi), best, arg,
-                                                 rel.t is None or equal))
+                                                 rel.t is None or equal), beta, gain_of)
         gain, share_of = self._greedy(group, g, pi)
 
         def support(gi: int) -> tuple[IntArray, FloatArray | None]:
             ps = np.nonzero((group == gi) & (share_of > 0))[0].astype(np.int64)
             return ps, share_of[ps]
         return MaskPrice(mask, group, grp.keys, gain, support)
+
+    def _beta(self, mask: int, grp: _Groups, best: FloatArray) -> FloatArray:
+        """``(g, r)``: each vector's best ``pi`` per value, the maximum of ``best`` over its
+        row types. A pattern one column coarser than a pattern already reduced under the same
+        duals (the levels are priced in order) reduces that pattern's vectors instead of the
+        row types: its groups are unions of them, and the maximum is the same."""
+        if self._beta_pi is not best:
+            self._beta_of.clear()
+            self._beta_kept = 0
+            self._beta_pi = best
+        src, parent = best, None
+        for c in range(self.rt.m):
+            up = mask & ~(1 << c)
+            if up != mask and up in self._beta_of and (
+                    parent is None or len(self._beta_of[up]) < len(src)):
+                src, parent = self._beta_of[up], up
+        g = len(grp.keys)
+        if not g:
+            beta = np.zeros((0, best.shape[1]))
+        elif parent is None:
+            beta = np.maximum.reduceat(best[grp.order], grp.starts, axis=0)
+        else:
+            order, starts = self._merge(parent, mask, grp)
+            beta = np.maximum.reduceat(src[order], starts, axis=0)
+        if self._beta_kept + beta.size <= _CACHE_ENTRIES:
+            self._beta_of[mask] = beta
+            self._beta_kept += beta.size
+        return beta
+
+    def _merge(self, parent: int, mask: int, grp: _Groups) -> tuple[IntArray, IntArray]:
+        """The groups of ``parent`` sorted by the group of ``mask`` that holds them, and
+        where each of ``mask``'s groups begins in that order."""
+        hit = self._merges.get((parent, mask))
+        if hit is not None:
+            return hit
+        up = self._grouping(parent)
+        child = grp.inv[up.order[up.starts]]  # each parent group lies in one child group
+        order = np.argsort(child, kind="stable")
+        starts = np.searchsorted(child[order], np.arange(len(grp.keys)))
+        out = (order.astype(np.int64), starts.astype(np.int64))
+        if self._kept + len(order) <= _CACHE_ENTRIES:
+            self._merges[(parent, mask)] = out
+            self._kept += len(order)
+        return out
 
     def _grouping(self, mask: int) -> _Groups:
         hit = self._groups.get(mask)
