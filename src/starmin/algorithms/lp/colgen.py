@@ -336,8 +336,13 @@ def column_generation(rt: RowTypes, rel: Relaxation, *, max_rounds: int = 60,
                      f"bound {best:.1f} certified")
             break
         added = 0
+        wanted: dict[int, tuple[MaskPrice, list[int]]] = {}
         for _over, mp, g in priced.violated:
-            chosen, share = mp.ray(g)
+            wanted.setdefault(id(mp), (mp, []))[1].append(g)
+        made = {(key, g): ray for key, (mp, gs) in wanted.items()
+                for g, ray in zip(gs, mp.rays(np.array(gs, dtype=np.int64)), strict=True)}
+        for _over, mp, g in priced.violated:
+            chosen, share = made[(id(mp), g)]
             if share is None:
                 added += int(pool.add(mp.mask, int(mp.keys[g]), chosen, pairs.type_of))
             else:

@@ -61,6 +61,8 @@ class MaskPrice:
     """``(g, r)``: each vector's best ``pi`` per value, when gains are a function of it."""
     gain_of: Callable[[FloatArray], FloatArray] | None = None
     """Gains (or upper bounds on them) of rows of ``beta``-like arrays."""
+    picks: Callable[[IntArray], list[tuple[IntArray, FloatArray | None]]] | None = None
+    """:meth:`ray` of many groups at once, when batched."""
 
     def ray(self, g: int) -> tuple[IntArray, FloatArray | None]:
         """Group ``g``'s maximizing class of one row: its pairs (ascending) and each pair's
@@ -68,6 +70,12 @@ class MaskPrice:
         gain is known (t-closeness under a non-equal distance: then the pairs are the best
         pair of each value of the group, and the class is left to the LP's block)."""
         return self.pick(g)
+
+    def rays(self, gs: IntArray) -> list[tuple[IntArray, FloatArray | None]]:
+        """:meth:`ray` of each group of ``gs``, in order (the same classes)."""
+        if self.picks is not None:
+            return self.picks(gs)
+        return [self.pick(int(g)) for g in gs]
 
 
 @dataclass(frozen=True, eq=False)
@@ -133,6 +141,9 @@ class Pricer:
 
                 def share(gi: int) -> FloatArray | None:
                     return _capped_class(beta[gi], self.vcap)
+
+                def shares(gs: IntArray) -> FloatArray:
+                    return _capped_classes(beta[gs], vcap)
             else:
                 gain_of = self._closeness
                 gain = gain_of(beta)
@@ -142,9 +153,14 @@ class Pricer:
                 def share(gi: int) -> FloatArray | None:
                     q = np.where(np.isfinite(beta[gi]), 1.0, 0.0)
                     return _equal_class(beta[gi], rel.p, rel.t) if equal else q  # type: ignore[arg-type]
+
+                def shares(gs: IntArray) -> FloatArray:
+                    return np.array([share(int(gi)) for gi in gs]).reshape(len(gs), rel.r)
+            exact = rel.t is None or equal
             return MaskPrice(mask, group, grp.keys, gain,
-                             lambda gi: _best_of(grp, gi, share(gi), best, arg,
-                                                 rel.t is None or equal), beta, gain_of)
+                             lambda gi: _best_of(grp, gi, share(gi), best, arg, exact),
+                             beta, gain_of,
+                             lambda gs: _best_of_many(grp, gs, shares(gs), best, arg, exact))
         gain, share_of = self._greedy(group, g, pi)
 
         def support(gi: int) -> tuple[IntArray, FloatArray | None]:
@@ -290,6 +306,42 @@ def _capped_class(beta: FloatArray, vcap: float) -> FloatArray:
     share = np.zeros(len(beta))
     share[order] = amount
     return share
+
+
+def _capped_classes(beta: FloatArray, vcap: float) -> FloatArray:
+    """:func:`_capped_class` of every row of ``beta``."""
+    g, r = beta.shape
+    order = np.argsort(-beta, axis=1, kind="stable")
+    amount = np.clip(1.0 - vcap * np.arange(r), 0.0, vcap)
+    share = np.zeros((g, r))
+    np.put_along_axis(share, order, np.broadcast_to(amount, (g, r)), axis=1)
+    return share
+
+
+def _best_of_many(grp: _Groups, gs: IntArray, shares: FloatArray, best: FloatArray,
+                  arg: IntArray, exact: bool) -> list[tuple[IntArray, FloatArray | None]]:
+    """:func:`_best_of` for the groups ``gs`` (rows of ``shares``) at once: each value's
+    best pair is the first row type of the group (in ``grp.order``) that attains the
+    group's best ``pi`` for it."""
+    gs = np.asarray(gs, dtype=np.int64)
+    if not len(gs):
+        return []
+    ends = np.append(grp.starts[1:], len(grp.order))
+    width = ends[gs] - grp.starts[gs]
+    first_of = np.cumsum(width) - width
+    seg = np.repeat(np.arange(len(gs)), width)
+    rows = grp.order[grp.starts[gs][seg] + np.arange(int(width.sum())) - first_of[seg]]
+    vals = best[rows]
+    top = np.maximum.reduceat(vals, first_of, axis=0)
+    pos = np.where(vals == top[seg], np.arange(len(rows))[:, None], len(rows))
+    first = np.minimum.reduceat(pos, first_of, axis=0)
+    out: list[tuple[IntArray, FloatArray | None]] = []
+    for i in range(len(gs)):
+        cols = np.nonzero(shares[i] > 0)[0]
+        pick = arg[rows[first[i, cols]], cols]
+        o = np.argsort(pick, kind="stable")
+        out.append((pick[o], shares[i][cols][o] if exact else None))
+    return out
 
 
 def _best_of(grp: _Groups, gi: int, share: FloatArray | None, best: FloatArray,
