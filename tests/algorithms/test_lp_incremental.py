@@ -265,3 +265,24 @@ def _broken() -> object:
             return True
 
     return Broken()
+
+
+@pytest.mark.parametrize("name", ["l2", "l3", "t0.25"])
+def test_the_interior_point_reaches_the_same_lp_optimum(name: str) -> None:
+    """``lp_solver="highs-ipm"`` (SciPy's HiGHS on the whole program each round) ends at the
+    same LP optimum as Glop, and an unknown solver is refused by name."""
+    checked = 0
+    for rt in tables(5, 8):
+        for rel in relaxations(MODELS[name], rt):
+            try:
+                glop = column_generation(rt, rel, keep=3)
+            except RuntimeError:
+                continue
+            ipm = column_generation(rt, rel, keep=3, lp_solver="highs-ipm")
+            if glop.complete and ipm.complete:
+                assert ipm.lp_value == pytest.approx(glop.lp_value, rel=1e-6, abs=1e-6)
+                assert ipm.bound == glop.bound
+                checked += 1
+    assert checked >= 3
+    with pytest.raises(ValueError, match="unknown LP solver 'simplex'"):
+        RestrictedLP(Pairs.of(rt), rel, solver="simplex")

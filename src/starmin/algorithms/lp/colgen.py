@@ -297,11 +297,12 @@ def _collect(mp: MaskPrice, stars: int, out: list[tuple[float, MaskPrice, int]],
 def column_generation(rt: RowTypes, rel: Relaxation, *, max_rounds: int = 60,
                       keep: int | None = None, max_patterns: int = 5000,
                       partial: bool = True, max_iterations: int | None = None,
-                      progress: Progress = silent) -> ColumnGeneration:
+                      lp_solver: str = "glop", progress: Progress = silent
+                      ) -> ColumnGeneration:
     """Run column generation for one relaxation (see the module docstring). ``max_iterations``:
     a work limit on the simplex iterations of all rounds together (:func:`iteration_budget`);
     the run then stops after the round that reaches it, with the best bound certified so
-    far."""
+    far. ``lp_solver``: the restricted LP's solver (:data:`.incremental.SOLVERS`)."""
     pairs = Pairs.of(rt)
     pricer = Pricer(rt, pairs, rel)
     keep = keep or max(200, rt.t_in // 4)
@@ -310,7 +311,7 @@ def column_generation(rt: RowTypes, rel: Relaxation, *, max_rounds: int = 60,
     for g0 in np.nonzero(np.isfinite(zero.gain))[0]:
         pool.add(0, int(zero.keys[g0]), np.nonzero(zero.group == g0)[0], pairs.type_of)
     pool.add((1 << rt.m) - 1, 0, np.arange(pairs.P), pairs.type_of)
-    master = RestrictedLP(pairs, rel)
+    master = RestrictedLP(pairs, rel, solver=lp_solver)
     best, rounds, complete, iterations = 0.0, 0, False, 0
     n = rt.n
     master.add(pool.take())

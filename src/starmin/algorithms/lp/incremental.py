@@ -38,6 +38,13 @@ from starmin.algorithms.lp.master import Blocks, LPSolution, build
 from starmin.algorithms.lp.pairs import IntArray, Pairs
 from starmin.algorithms.lp.relaxation import FloatArray, Relaxation
 
+SOLVERS = ("glop", "highs-ipm")
+"""Solvers of the restricted LP: Glop warm-started across rounds (the default), or SciPy's
+HiGHS interior point on the whole program each round (then crossover to a vertex). On
+adult's frequency l = 3 the first 8 rounds took 77 CPU s under Glop and 29 under the
+interior point, whose rounds stay at 5-40 s as the LP grows; with l >= 3 Glop's primal
+simplex needs 10,000-40,000 iterations a round there."""
+
 _OPTIMAL = 1
 """``TERMINATION_REASON_OPTIMAL``."""
 
@@ -54,13 +61,16 @@ class _Parts:
 class RestrictedLP:
     """The restricted master LP over a growing set of blocks (see the module docstring)."""
 
-    def __init__(self, pairs: Pairs, rel: Relaxation, *, max_iterations: int = 5_000_000
-                 ) -> None:
+    def __init__(self, pairs: Pairs, rel: Relaxation, *, max_iterations: int = 5_000_000,
+                 solver: str = "glop") -> None:
         from ortools.math_opt import model_pb2
         from ortools.math_opt.core.python import solver as core
 
+        if solver not in SOLVERS:
+            raise ValueError(f"unknown LP solver {solver!r}: choose from {', '.join(SOLVERS)}")
         self.pairs, self.rel = pairs, rel
         self.max_iterations = max_iterations
+        self._method = "highs-ipm" if solver == "highs-ipm" else "highs-ds"
         P = pairs.P
         model = model_pb2.ModelProto()
         cons = model.linear_constraints
@@ -76,7 +86,8 @@ class RestrictedLP:
         self.iterations = 0
         self._model = model
         self._updates: list[Any] = []
-        self._solver: Any = core.new(3, model, _init_args())  # SOLVER_TYPE_GLOP
+        self._solver: Any = (core.new(3, model, _init_args())  # SOLVER_TYPE_GLOP
+                             if solver == "glop" else None)
 
     @property
     def B(self) -> int:
@@ -271,7 +282,7 @@ class RestrictedLP:
         eq = lo == hi  # the coverage rows (first) and the blocks' own equalities
         res = linprog(c, A_ub=A[~eq] if (~eq).any() else None,
                       b_ub=hi[~eq] if (~eq).any() else None, A_eq=A[eq], b_eq=hi[eq],
-                      bounds=(0, None), method="highs-ds")
+                      bounds=(0, None), method=self._method)
         if res.status != 0:
             raise RuntimeError(f"Glop and HiGHS stopped on the restricted LP: {res.message}")
         self.iterations = int(res.nit)
