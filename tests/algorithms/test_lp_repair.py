@@ -15,26 +15,11 @@ from starmin.algorithms.lp.pricing import Pricer
 from starmin.algorithms.lp.relaxation import relaxations
 from starmin.data.rowtypes import RowTypes
 from starmin.errors import Infeasible
-from starmin.models import (
-    AllOf,
-    HierarchicalDistance,
-    KAnonymity,
-    LDiversity,
-    OrderedDistance,
-    TCloseness,
-)
+from starmin.models import LDiversity
+from tests.algorithms.test_lp_core import MODELS as CORE_MODELS
 
-HIER = HierarchicalDistance((("0", "low", "*"), ("1", "low", "*"), ("2", "high", "*"),
-                             ("3", "high", "*")))
-MODELS = {
-    "k3": KAnonymity(3),
-    "l2": LDiversity(2),
-    "l3": LDiversity(3),
-    "t0.25": TCloseness("0.25"),
-    "t0.2-ordered": TCloseness("0.2", OrderedDistance()),
-    "t0.3-hier": TCloseness("0.3", HIER),
-    "k3-l2": AllOf(KAnonymity(3), LDiversity(2)),
-}
+MODELS = {name: CORE_MODELS[name]
+          for name in ("k3", "l2", "l3", "t0.25", "t0.2-ordered", "t0.3-hier", "k3-l2")}
 
 
 def tables(count: int, seed: int) -> list[RowTypes]:
