@@ -46,7 +46,6 @@ a restricted master are textbook LP duality.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -187,8 +186,8 @@ def price_all(pricer: Pricer, pi: FloatArray, n: int, *, max_patterns: int,
     """Price every output vector (see the module docstring); keep the ``keep`` most violated.
     With ``enough``, stop after the first level of patterns (by stars) at which ``enough``
     vectors price out: *partial pricing*, whose bound is 0 (not every vector was priced).
-    With ``repair``, the bound is the better of the scaled and the repaired duals' (the
-    repair's bisections cost about a third of a pass)."""
+    With ``repair`` (and no ``enough``), the bound is the better of the scaled and the
+    repaired duals' (the repair's bisections cost about a third of a pass)."""
     m = pricer.rt.m
     full = (1 << m) - 1
     top = pricer.price(full, pi)
@@ -199,10 +198,11 @@ def price_all(pricer: Pricer, pi: FloatArray, n: int, *, max_patterns: int,
     violated: list[tuple[float, MaskPrice, int]] = []
     used = 2
     complete = True
-    excess: list[_Excess] | None = [] if repair else None  # what prices out, to repair
+    # the dual repair's caps, on a pass over every pattern only
+    cap = np.full(pricer.pairs.P, np.inf) if repair and enough is None else None
     for mp in (zero,):
         _collect(mp, 0, violated, keep)
-        _excess(mp, 0, excess)
+        _repair(mp, 0, cap)
     for j in range(1, m + 1):
         if j >= g_all - 1e-12:  # no vector with j or more stars can gain more than j
             break
@@ -219,70 +219,51 @@ def price_all(pricer: Pricer, pi: FloatArray, n: int, *, max_patterns: int,
             if pos.any():
                 theta = min(theta, float((j / over[pos]).min()))
             _collect(mp, j, violated, keep)
-            _excess(mp, j, excess)
+            _repair(mp, j, cap)
         if enough is not None and len(violated) >= enough and j + 1 < g_all - 1e-12:
             violated.sort(key=lambda e: (-e[0], e[1].mask, e[2]))
             return Priced(0.0, False, violated[:keep], used, partial=True)
     if g_all - delta > 1e-12:
         theta = min(theta, m / (g_all - delta))
     _collect(top, m, violated, keep)
-    _excess(top, m, excess)
+    _repair(top, m, cap)
     value = float(pricer.pairs.count @ pi) - delta * n
     bound = theta * value * (1 - _SAFETY) - _SAFETY
-    if complete and excess is not None:  # every vector that could price out was priced
-        repaired = _repaired(pricer, pi, excess)
+    if complete and cap is not None:  # every vector that could price out was capped
+        repaired = float(pricer.pairs.count @ np.minimum(pi, cap))
         bound = max(bound, repaired * (1 - _SAFETY) - _SAFETY)
     violated.sort(key=lambda e: (-e[0], e[1].mask, e[2]))
     return Priced(max(bound, 0.0), complete and not violated, violated[:keep], used)
 
 
-@dataclass(frozen=True, eq=False)
-class _Excess:
-    """The vectors of one pattern that price out, for the dual repair."""
-
-    mask: int
-    stars: int
-    bad: IntArray
-    beta: FloatArray | None
-    gain_of: Callable[[FloatArray], FloatArray] | None
-
-
-def _excess(mp: MaskPrice, stars: int, out: list[_Excess] | None) -> None:
-    if out is None:
+def _repair(mp: MaskPrice, stars: int, cap: FloatArray | None) -> None:
+    """The dual repair of one pattern: lower ``cap`` on the pairs of each of its vectors
+    that prices out to a level ``tau`` at which it no longer does. Every class of a vector
+    is one row's worth of its pairs (``sum x = 1``), so with every ``pi`` at most ``tau`` its
+    gain is at most ``tau`` (``tau = stars`` always works); gains only fall as ``pi`` does,
+    so once every vector that prices out is capped, ``min(pi, cap)`` is feasible for every
+    vector and ``count . min(pi, cap)`` is a bound. Where gains are a function of ``beta``
+    (the best ``pi`` per value), a bisection finds a larger ``tau`` with
+    ``gain(min(beta, tau)) <= stars`` for up to :data:`_REPAIR_SEARCH` vectors of the
+    pattern (an upper bound on the gain serves as well: only the true gain must fall)."""
+    if cap is None:
         return
     bad = np.nonzero(mp.gain - stars > 0)[0]
-    if len(bad):
-        out.append(_Excess(mp.mask, stars, bad, None if mp.beta is None else mp.beta[bad],
-                           mp.gain_of))
-
-
-def _repaired(pricer: Pricer, pi: FloatArray, excess: list[_Excess]) -> float:
-    """The dual repair: ``count . min(pi, cap)``, where ``cap`` lowers the pairs of each
-    vector that prices out to a level ``tau`` at which it no longer does. Every class of a
-    vector is one row's worth of its pairs (``sum x = 1``), so with every ``pi`` at most
-    ``tau`` its gain is at most ``tau`` (``tau = stars`` always works); gains only fall as
-    ``pi`` does, so the capped duals are feasible for every vector and certify the bound.
-    Where gains are a function of ``beta`` (the best ``pi`` per value), a bisection finds a
-    larger ``tau`` with ``gain(min(beta, tau)) <= stars`` for up to :data:`_REPAIR_SEARCH`
-    vectors of a pattern (an upper bound on the gain serves as well: only the true gain
-    must fall)."""
-    cap = np.full(pricer.pairs.P, np.inf)
-    for e in excess:
-        tau = np.full(int(e.bad.max()) + 1, np.inf)
-        tau[e.bad] = float(e.stars)
-        if e.beta is not None and e.gain_of is not None and len(e.bad) <= _REPAIR_SEARCH:
-            lo = np.full(len(e.bad), float(e.stars))
-            hi = np.max(np.where(np.isfinite(e.beta), e.beta, -np.inf), axis=1)
-            for _ in range(_REPAIR_STEPS):
-                mid = (lo + hi) / 2
-                ok = e.gain_of(np.minimum(e.beta, mid[:, None])) <= e.stars
-                lo = np.where(ok, mid, lo)
-                hi = np.where(ok, hi, mid)
-            tau[e.bad] = lo
-        group = pricer.group_of(e.mask)
-        at = np.nonzero(group < len(tau))[0]
-        cap[at] = np.minimum(cap[at], tau[group[at]])
-    return float(pricer.pairs.count @ np.minimum(pi, cap))
+    if not len(bad):
+        return
+    tau = np.full(len(mp.gain), np.inf)
+    tau[bad] = float(stars)
+    if mp.beta is not None and mp.gain_of is not None and len(bad) <= _REPAIR_SEARCH:
+        beta = mp.beta[bad]
+        lo = np.full(len(bad), float(stars))
+        hi = np.max(np.where(np.isfinite(beta), beta, -np.inf), axis=1)
+        for _ in range(_REPAIR_STEPS):
+            mid = (lo + hi) / 2
+            ok = mp.gain_of(np.minimum(beta, mid[:, None])) <= stars
+            lo = np.where(ok, mid, lo)
+            hi = np.where(ok, hi, mid)
+        tau[bad] = lo
+    np.minimum(cap, tau[mp.group], out=cap)
 
 
 def _collect(mp: MaskPrice, stars: int, out: list[tuple[float, MaskPrice, int]],

@@ -119,10 +119,6 @@ class Pricer:
         self._beta_kept = 0
         self._merges: dict[tuple[int, int], tuple[IntArray, IntArray]] = {}
 
-    def group_of(self, mask: int) -> IntArray:
-        """``(P,)``: the vector (group) of each pair under the pattern."""
-        return self._grouping(mask).inv[self.pairs.type_of]
-
     def price(self, mask: int, pi: FloatArray) -> MaskPrice:
         grp = self._grouping(mask)
         group = grp.inv[self.pairs.type_of]
