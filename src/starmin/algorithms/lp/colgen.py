@@ -336,6 +336,8 @@ def column_generation(rt: RowTypes, rel: Relaxation, *, max_rounds: int = 60,
     if not complete:  # stopped before the LP optimum: certify the last duals, repaired
         best = max(best, price_all(pricer, lp.pi, n, max_patterns=max_patterns, keep=keep,
                                    repair=True).bound)
+        progress(f"lp {rel.name}: stopped before the LP optimum (LP {lp.value:.1f}); its last "
+                 f"duals repaired certify {best:.1f}")
     lp = master.solve()  # nothing changed since the last solve: its primal solution
     blocks, x = master.blocks(lp)
     lp = LPSolution(lp.value, x, lp.pi, lp.iterations)
