@@ -163,7 +163,6 @@ class Priced:
     complete: bool
     violated: list[tuple[float, MaskPrice, int]]  # (G - stars, prices of the mask, group)
     patterns: int
-    partial: bool = False  # stopped early (partial pricing): no bound certified
 
 
 @dataclass(frozen=True, eq=False)
@@ -222,7 +221,7 @@ def price_all(pricer: Pricer, pi: FloatArray, n: int, *, max_patterns: int,
             _repair(mp, j, cap)
         if enough is not None and len(violated) >= enough and j + 1 < g_all - 1e-12:
             violated.sort(key=lambda e: (-e[0], e[1].mask, e[2]))
-            return Priced(0.0, False, violated[:keep], used, partial=True)
+            return Priced(0.0, False, violated[:keep], used)
     if g_all - delta > 1e-12:
         theta = min(theta, m / (g_all - delta))
     _collect(top, m, violated, keep)
