@@ -10,7 +10,7 @@ over the report's LP budget). Writes ``bench/results/lp_optimum.json`` (one entr
 configuration; the others are kept) and prints the bound, the LP value, rounds and CPU seconds.
 
     python bench/lp_optimum.py l3              # about 30 CPU minutes on the reference machine
-    python bench/lp_optimum.py l3 --max-rounds 5 --lp-solver glop
+    python bench/lp_optimum.py l3 --max-rounds 25 --key l3-max25  # stopped: repaired bound
 """
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ def main() -> None:
     ap.add_argument("--max-rounds", type=int, default=400)
     ap.add_argument("--lp-solver", choices=SOLVERS, default="highs-ipm")
     ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--key", help="the entry's name in --out (default: the configuration's)")
     ns = ap.parse_args()
     qi, sa, params, _target = configs()[ns.config]
     df = pl.read_csv(ADULT, separator=";").select([*qi, *([sa] if sa else [])])
@@ -67,9 +68,10 @@ def main() -> None:
         "wall_s": round(time.perf_counter() - t0, 1), "cpu_s": round(time.process_time() - c0, 1),
         "rows": rt.n, "row_types": rt.t_in, "load": os.getloadavg()[0],
         "finished": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
-    print(json.dumps({ns.config: result}, indent=1))
+    key = ns.key or ns.config
+    print(json.dumps({key: result}, indent=1))
     base = json.loads(ns.out.read_text()) if ns.out.exists() else {}
-    base[ns.config] = result
+    base[key] = result
     ns.out.parent.mkdir(parents=True, exist_ok=True)
     tmp = ns.out.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(base, indent=1) + "\n")
