@@ -1,7 +1,8 @@
-"""Pricing shortcuts of the LP core (:mod:`starmin.algorithms.lp.pricing`) give exactly what
-the direct computation gives: a pattern's vectors reduced from a coarser-by-one pattern
-priced before (under the same duals) have the gains of a pricer that sees the pattern first,
-and the batched classes (:meth:`MaskPrice.rays`) are the one-by-one classes."""
+"""Pricing shortcuts of the LP core (:mod:`starmin.algorithms.lp.pricing`): a pattern's
+vectors reduced from a coarser-by-one pattern priced before (under the same duals) have the
+gains of a pricer that sees the pattern first; batched classes (:meth:`MaskPrice.rays`) are
+the one-by-one classes; and every class is the one the definition gives (each value's first
+best pair; with shares, it collects exactly the vector's gain)."""
 
 from __future__ import annotations
 
@@ -47,6 +48,28 @@ def test_shortcuts_equal_the_direct_pricing(name: str) -> None:
                         assert (share is None) == (one_share is None)
                         if share is not None:
                             assert np.array_equal(share, one_share)
+                        if mp.picks is not None:
+                            check_class(pricer, mp.group, int(g), pi, chosen, share,
+                                        float(mp.gain[g]))
                     batched += mp.picks is not None
     if name != "k3":  # k prices by a greedy over pairs: no batch, nothing reduced
         assert batched > 0
+
+
+def check_class(pricer: Pricer, group: np.ndarray, g: int, pi: np.ndarray,
+                chosen: np.ndarray, share: np.ndarray | None, gain: float) -> None:
+    """A vector's class by the definition: one pair per value, each the group's first pair
+    (by index) of that value with the group's best ``pi`` for it; with shares, they sum to
+    one and the class collects exactly the gain. (A vector without a class, gain ``-inf``,
+    never prices out: nothing to check.)"""
+    if not np.isfinite(gain):
+        return
+    mine = np.flatnonzero(group == g)
+    values = pricer.u[chosen]
+    assert len(set(values.tolist())) == len(chosen)
+    for p, u in zip(chosen.tolist(), values.tolist(), strict=True):
+        cand = mine[pricer.u[mine] == u]
+        assert p == int(cand[pi[cand] == pi[cand].max()].min())
+    if share is not None:
+        assert float(share.sum()) == pytest.approx(1.0)
+        assert float(pi[chosen] @ share) == pytest.approx(gain, rel=1e-9, abs=1e-9)

@@ -17,21 +17,10 @@ from starmin.data.rowtypes import RowTypes
 from starmin.errors import Infeasible
 from starmin.models import LDiversity
 from tests.algorithms.test_lp_core import MODELS as CORE_MODELS
+from tests.algorithms.test_lp_core import tables
 
 MODELS = {name: CORE_MODELS[name]
           for name in ("k3", "l2", "l3", "t0.25", "t0.2-ordered", "t0.3-hier", "k3-l2")}
-
-
-def tables(count: int, seed: int) -> list[RowTypes]:
-    rng = np.random.default_rng(seed)
-    out = []
-    for _ in range(count):
-        n, m = int(rng.integers(6, 12)), int(rng.integers(2, 5))
-        X = rng.integers(0, 3, size=(n, m))
-        S = rng.integers(0, 4, size=n)
-        S[:4] = np.arange(4)
-        out.append(RowTypes.from_arrays(X, S))
-    return out
 
 
 @pytest.mark.parametrize("name", list(MODELS))

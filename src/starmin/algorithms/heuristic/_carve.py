@@ -35,6 +35,7 @@ from numpy.typing import NDArray
 from starmin.algorithms.heuristic._merge_state import IntArray, Judge
 from starmin.algorithms.heuristic._split_refine import Entries
 from starmin.algorithms.heuristic._split_refine import _stars as _pattern_stars
+from starmin.algorithms.ragged import ragged_arange
 from starmin.data.rowtypes import RowTypes
 
 X_GRID = 64
@@ -63,11 +64,6 @@ def carve(rt: RowTypes, classes: list[Entries], judge: Judge, k: int = 1) -> lis
 def _stars(codes: NDArray[np.integer], rows: int) -> int:
     """Stars of a class of ``rows`` rows over the QI vectors ``codes``."""
     return int(_pattern_stars(codes.min(axis=0), codes.max(axis=0))) * rows
-
-
-def _within(width: IntArray) -> IntArray:
-    """``0, 1, ..., width[g] - 1`` for each ``g`` in turn (a ragged ``arange``)."""
-    return np.arange(int(width.sum())) - np.repeat(np.cumsum(width) - width, width)
 
 
 def _best_carve(rt: RowTypes, ent: Entries, judge: Judge, k: int) -> list[Entries] | None:
@@ -150,7 +146,7 @@ def _parts(h: IntArray, share: NDArray[np.float64], k: int = 1
     H = h.sum(axis=1)
     width = np.where(k <= H, np.minimum(H, X_GRID), 0)
     gid = np.repeat(np.arange(len(h)), width)
-    i = _within(width)
+    i = ragged_arange(width)
     Hg = H[gid]
     X = np.where(Hg <= X_GRID, i + 1,
                  np.round(1 + i * (Hg - 1) / max(X_GRID - 1, 1)).astype(np.int64))
@@ -158,7 +154,7 @@ def _parts(h: IntArray, share: NDArray[np.float64], k: int = 1
     # the flattest parts: at most M rows of each key, M = 1 .. the group's largest count
     top = np.minimum(h.max(axis=1), X_GRID)
     gid2 = np.repeat(np.arange(len(h)), top)
-    M = _within(top) + 1
+    M = ragged_arange(top) + 1
     a2 = np.minimum(h[gid2], M[:, None])
     gid, a = np.concatenate([gid, gid2]), np.concatenate([a, a2])
     keep = a.sum(axis=1) >= max(k, 1)

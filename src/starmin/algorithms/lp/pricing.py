@@ -38,6 +38,7 @@ from numpy.typing import NDArray
 from starmin.algorithms.heuristic.pattern_keys import PatternKeys
 from starmin.algorithms.lp.pairs import IntArray, Pairs
 from starmin.algorithms.lp.relaxation import FloatArray, Relaxation
+from starmin.algorithms.ragged import ragged_arange
 from starmin.data.rowtypes import RowTypes
 
 _GOLDEN = 30
@@ -135,9 +136,6 @@ class Pricer:
                     return _capped_gain(b, vcap)
                 gain = gain_of(beta)
 
-                def share(gi: int) -> FloatArray | None:
-                    return _capped_class(beta[gi], self.vcap)
-
                 def shares(gs: IntArray) -> FloatArray:
                     return _capped_classes(beta[gs], vcap)
             else:
@@ -153,10 +151,12 @@ class Pricer:
                 def shares(gs: IntArray) -> FloatArray:
                     return np.array([share(int(gi)) for gi in gs]).reshape(len(gs), rel.r)
             exact = rel.t is None or equal
+
+            def picks(gs: IntArray) -> list[tuple[IntArray, FloatArray | None]]:
+                return _best_of(grp, gs, shares(gs), beta[gs], best, arg, exact)
             return MaskPrice(mask, group, grp.keys, gain,
-                             lambda gi: _best_of(grp, gi, share(gi), best, arg, exact),
-                             beta, gain_of,
-                             lambda gs: _best_of_many(grp, gs, shares(gs), best, arg, exact))
+                             lambda gi: picks(np.array([gi], dtype=np.int64))[0],
+                             beta, gain_of, picks)
         gain, share_of = self._greedy(group, g, pi)
 
         def support(gi: int) -> tuple[IntArray, FloatArray | None]:
@@ -295,17 +295,9 @@ def _capped_gain(beta: FloatArray, vcap: float) -> FloatArray:
     return gain
 
 
-def _capped_class(beta: FloatArray, vcap: float) -> FloatArray:
-    """The shares over values of :func:`_capped_gain`'s maximum for one vector."""
-    order = np.argsort(-beta, kind="stable")
-    amount = np.clip(1.0 - vcap * np.arange(len(beta)), 0.0, vcap)
-    share = np.zeros(len(beta))
-    share[order] = amount
-    return share
-
-
 def _capped_classes(beta: FloatArray, vcap: float) -> FloatArray:
-    """:func:`_capped_class` of every row of ``beta``."""
+    """The shares over values of :func:`_capped_gain`'s maximum, for every row of ``beta``:
+    ``vcap`` to each of the best values (ties: the first), the last of them the rest."""
     g, r = beta.shape
     order = np.argsort(-beta, axis=1, kind="stable")
     amount = np.clip(1.0 - vcap * np.arange(r), 0.0, vcap)
@@ -314,11 +306,13 @@ def _capped_classes(beta: FloatArray, vcap: float) -> FloatArray:
     return share
 
 
-def _best_of_many(grp: _Groups, gs: IntArray, shares: FloatArray, best: FloatArray,
-                  arg: IntArray, exact: bool) -> list[tuple[IntArray, FloatArray | None]]:
-    """:func:`_best_of` for the groups ``gs`` (rows of ``shares``) at once: each value's
-    best pair is the first row type of the group (in ``grp.order``) that attains the
-    group's best ``pi`` for it."""
+def _best_of(grp: _Groups, gs: IntArray, shares: FloatArray, top: FloatArray,
+             best: FloatArray, arg: IntArray, exact: bool
+             ) -> list[tuple[IntArray, FloatArray | None]]:
+    """The maximizing class of each group of ``gs``: the best pair of each value with a
+    positive share (row of ``shares``), ascending, with the shares (``None`` unless
+    ``exact``). A value's best pair is that of the first row type of the group (in
+    ``grp.order``) whose best ``pi`` for it is the group's (``top``, the rows of ``beta``)."""
     gs = np.asarray(gs, dtype=np.int64)
     if not len(gs):
         return []
@@ -326,9 +320,8 @@ def _best_of_many(grp: _Groups, gs: IntArray, shares: FloatArray, best: FloatArr
     width = ends[gs] - grp.starts[gs]
     first_of = np.cumsum(width) - width
     seg = np.repeat(np.arange(len(gs)), width)
-    rows = grp.order[grp.starts[gs][seg] + np.arange(int(width.sum())) - first_of[seg]]
+    rows = grp.order[grp.starts[gs][seg] + ragged_arange(width)]
     vals = best[rows]
-    top = np.maximum.reduceat(vals, first_of, axis=0)
     pos = np.where(vals == top[seg], np.arange(len(rows))[:, None], len(rows))
     first = np.minimum.reduceat(pos, first_of, axis=0)
     out: list[tuple[IntArray, FloatArray | None]] = []
@@ -338,20 +331,6 @@ def _best_of_many(grp: _Groups, gs: IntArray, shares: FloatArray, best: FloatArr
         o = np.argsort(pick, kind="stable")
         out.append((pick[o], shares[i][cols][o] if exact else None))
     return out
-
-
-def _best_of(grp: _Groups, gi: int, share: FloatArray | None, best: FloatArray,
-             arg: IntArray, exact: bool) -> tuple[IntArray, FloatArray | None]:
-    """The best pair of each value with a positive ``share`` among the row types of group
-    ``gi``, ascending, with the shares (``None`` unless ``exact``)."""
-    end = grp.starts[gi + 1] if gi + 1 < len(grp.starts) else len(grp.order)
-    types = grp.order[grp.starts[gi]:end]
-    assert share is not None
-    cols = np.nonzero(share > 0)[0]
-    sub = best[np.ix_(types, cols)]
-    pick = arg[types[np.argmax(sub, axis=0)], cols]
-    o = np.argsort(pick, kind="stable")
-    return pick[o], (share[cols][o] if exact else None)
 
 
 def _equal_class(beta: FloatArray, p: FloatArray, t: float) -> FloatArray:
