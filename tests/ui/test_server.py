@@ -138,7 +138,10 @@ def test_open_errors_are_the_cli_messages(served: Served, tmp_path: Path,
 
 
 def test_run_cancel_and_one_at_a_time(served: Served) -> None:
-    _, t = served.call("/api/open", {"path": "sample:census"})
+    # census-100k: a run of over 10 s (its first progress line comes after 0.3 s), so the
+    # cancel lands mid-run even on a loaded machine; on the 10,000-row census a run could
+    # write its release before the signal arrived, and end `done`
+    _, t = served.call("/api/open", {"path": "sample:census-100k"})
     form = {"table": t["id"], "roles": t["roles"], "k": "5", "format": "csv"}
     status, run = served.call("/api/run", form)
     assert status == 200
