@@ -166,3 +166,31 @@ def test_matrix_distance_upper_bound_case_found_by_ci() -> None:
     got = TCloseness(1, MatrixDistance(D)).evaluate(hist, overall, list(range(4))).measure
     want = np.array([naive.emd_lp(list(map(int, r)), list(map(int, overall)), D) for r in hist])
     assert (got >= want - 1e-9).all()
+
+
+@settings(max_examples=60, deadline=None)
+@given(tables(max_s=7), st.integers(1, 4), st.lists(st.integers(0, 3), min_size=7, max_size=7))
+def test_hierarchical_closed_form_on_uneven_trees(tab: tuple[np.ndarray, np.ndarray], H: int,
+                                                  shift: list[int]) -> None:
+    """The hierarchical closed form (its float path: int64 differences) equals the transport
+    LP on trees of height 1-4 with uneven branching, and its integer path gives the same
+    numerators."""
+    hist, overall = tab
+    s = hist.shape[1]
+    values = [f"v{i}" for i in range(s)]
+    rows = []
+    for i in range(s):
+        code, path = i + shift[i], [f"v{i}"]
+        for lvl in range(1, H):
+            code //= 2 + shift[lvl]
+            path.append(f"n{lvl}_{code}")
+        rows.append((*path, "*"))
+    distance = HierarchicalDistance(rows)
+    got = TCloseness(1, distance).evaluate(hist, overall, values).measure
+    o = list(map(int, overall))
+    want = [naive.emd_lp(list(map(int, r)), o, naive.hierarchy_matrix(rows)) for r in hist]
+    assert np.allclose(got, want, atol=1e-9)
+    D = hist * int(overall.sum()) - np.multiply.outer(hist.sum(axis=1), overall)
+    fast, H_fast = distance.numerators(D.astype(np.int64), values)
+    slow, H_slow = distance.numerators(D.astype(object), values)
+    assert H_fast == H_slow and fast.tolist() == [int(x) for x in slow]

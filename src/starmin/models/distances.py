@@ -226,20 +226,28 @@ class HierarchicalDistance:
         up = np.zeros((nodes, nodes), dtype=np.int64)
         has_parent = self._child_of >= 0
         up[np.flatnonzero(has_parent), self._child_of[has_parent]] = 1
-        floats = tuple(x.astype(np.float64) for x in (member, leaf_parent, up))
-        exact_below = 2.0**52 / (nodes + 2)
+        # the float path: with Z = D [member | G], G = leaf_parent + member up (a 0/1 matrix:
+        # the parent of the leaf, or the node whose child holds it), Z's first block is every
+        # node's extra and its second pos - neg (x = max(x, 0) - max(-x, 0)); pos + neg is
+        # |D| leaf_parent + |extra| up, and min(pos, neg) = (pos + neg - |pos - neg|) / 2, so
+        # the numerator is (|D| wl + |Z| [wu; -heights]) / 2 with wl, wu the heights of the
+        # leaves' and nodes' parents
+        fh = heights.astype(np.float64)
+        fm = member.astype(np.float64)
+        g_mat = leaf_parent + member @ up
+        both = np.concatenate([fm, g_mat.astype(np.float64)], axis=1)
+        w_leaf = (leaf_parent @ heights).astype(np.float64)
+        w_both = np.concatenate([(up @ heights).astype(np.float64), -fh])
+        exact_below = 2.0**52 / ((nodes + 2) * (H + 2))
 
         def numerators(D: NDArray[Any]) -> tuple[NDArray[Any], int]:
             g = D.shape[0]
             if g and D.dtype == np.int64 and float(np.abs(D).sum(axis=1).max()) < exact_below:
-                # every sum below is at most sum_i |D_i| times (nodes + 1) in size: under
-                # 2^53, float64 products (BLAS) give the exact integers
-                fm, fl, fu = floats
+                # every sum below is at most sum_i |D_i| times (nodes + 2) (H + 2) in size:
+                # under 2^53, float64 products (BLAS) give the exact integers
                 Df = D.astype(np.float64)
-                extra_f = Df @ fm
-                pos_f = np.maximum(Df, 0) @ fl + np.maximum(extra_f, 0) @ fu
-                neg_f = np.maximum(-Df, 0) @ fl + np.maximum(-extra_f, 0) @ fu
-                return (np.minimum(pos_f, neg_f).astype(np.int64) * heights).sum(axis=1), H
+                twice = np.abs(Df) @ w_leaf + np.abs(Df @ both) @ w_both
+                return (np.rint(twice).astype(np.int64) >> 1), H
             m, lp, u = (x.astype(D.dtype) for x in (member, leaf_parent, up))
             extra = D @ m  # (g, nodes): extra of every internal node
             # each node's children: leaves (level 1 nodes) or internal nodes (higher levels)
