@@ -290,7 +290,8 @@ def test_a_release_without_stars_ends_the_search() -> None:
     short = RowTypes.from_arrays(X[:-1], sa[:-1])  # one row type of 4 rows
     plan = starmin.solve(short, KAnonymity(5))
     assert plan.stars > 0
-    assert sum(s in ("released", "tried") for s in _statuses(plan).values()) > 1
+    reasons = {t["method"]: t.get("reason", "") for t in plan.certificate["portfolio"]}
+    assert not any("released no stars" in r for r in reasons.values())
 
 
 def test_lp_rounding_is_charged_its_rounding_when_the_report_bounds_its_relaxation(
@@ -332,3 +333,30 @@ def test_k_anonymity_alone_charges_lp_rounding_in_full() -> None:
     model = KAnonymity(3)
     work = colgen.work_units(rt, lp_rounding.primary(relaxations(model, rt)))
     assert lp_rounding.auto_run(model, rt, 8.0).work == pytest.approx(1.1 * work)
+
+
+def test_a_release_proven_near_optimal_ends_the_search(stand_ins: Any) -> None:
+    """A run whose stars are at most (1 + NEAR) times the largest proven lower bound ends the
+    search: the later members are skipped as not needed, with the bound in the reason. A
+    bound further below the stars lets them run."""
+    X = np.zeros((200, 3), dtype=np.int64)
+    X[:, 0] = np.arange(200) % 4
+    rt = RowTypes.from_arrays(X)  # one class, first column starred: 200 stars
+    for lower, skipped in ((200, True), (199, True), (197, False)):  # 1.01 x 198 = 199.98
+        calls: list[str] = []
+        first = _member("bounded", "heuristic", 1, 0.5, calls)
+        solve = first.solve
+        bounded = replace(first, solve=lambda rt, model, _s=solve, _l=lower, **kw:
+                          _s(rt, model, **kw).with_info(lower_bound=_l))
+        stand_ins(bounded, _member("later", "heuristic", 1, 1.0, calls))
+        plan, trials = portfolio.run(rt, KAnonymity(2))
+        by = {t.method: t for t in trials}
+        assert plan.method == "bounded" and plan.stars == 200 and plan.lower_bound == lower
+        if skipped:
+            assert calls == ["bounded"] and by["later"].status == "skipped"
+            assert by["later"].reason == (
+                "not needed: bounded's 200 stars equal a proven lower bound: an optimum"
+                if lower == 200 else "not needed: bounded's 200 stars are proven within 1% of "
+                "the optimum (lower bound 199: at most 1 fewer stars possible)")
+        else:
+            assert calls == ["bounded", "later"] and by["later"].status == "tried"

@@ -21,7 +21,9 @@ The runs, for the members that ``support`` the instance:
    always runs when nothing has been released yet, so ``auto`` always releases. A member
    with cheaper variants (its ``auto`` receives the units left) may run capped. A run that
    releases no stars is optimal (no release has fewer), so the members after it are skipped
-   as not needed (tables whose row types all satisfy the model on their own).
+   as not needed (tables whose row types all satisfy the model on their own); so are they
+   once the fewest stars so far are proven within :data:`NEAR` (1 %) of the optimum by the
+   largest lower bound a run proved (no member could release more than 1 % fewer).
 3. *The release* is the plan with the fewest stars; ties go to the stronger guarantee
    (exact, fpt, ratio, bound, heuristic, in that order), then to registry order.
 
@@ -52,6 +54,11 @@ BUDGET = 8.0
 """Work units one ``auto`` solve may spend on its runs (about 8 CPU seconds on the reference
 machine, leaving room for reading, lower bounds, applying and verifying within ~10 s on ARX
 adult; see docs/algorithms/portfolio.md)."""
+
+NEAR = 0.01
+"""A release proven within this fraction of the optimum (its stars at most ``(1 + NEAR)``
+times the largest lower bound a run proved) ends the search: the members after it are
+skipped as not needed, since none could release more than ``NEAR`` fewer stars."""
 
 STRENGTH = ("exact", "fpt", "ratio", "bound", "heuristic")
 """Guarantee kinds, strongest first: the tie order among releases with equal stars."""
@@ -159,6 +166,7 @@ def run(rt: RowTypes, model: PrivacyModel, *, seed: int = 0, progress: Progress 
 
     optimal: str | None = None
     starless: str | None = None  # a run that released no stars: nothing can beat it
+    near: str | None = None  # why a release proven within NEAR of the optimum ends the search
     for a in exact:
         r = _plan_of(a, model, rt, left)
         if optimal is not None:
@@ -174,12 +182,15 @@ def run(rt: RowTypes, model: PrivacyModel, *, seed: int = 0, progress: Progress 
             skip(a, r, f"not needed: the exact method {optimal} released an optimum")
         elif starless is not None:
             skip(a, r, f"not needed: {starless} released no stars, the optimum")
+        elif near is not None:
+            skip(a, r, near)
         elif r.work > left and plans:
             skip(a, r, _over(r, left, budget))
         else:
             attempt(a, r)
             if a.name in plans and plans[a.name].stars == 0:
                 starless = a.name
+            near = _near_optimal(plans)
     if not plans:
         assert failure is not None
         raise failure
@@ -217,6 +228,23 @@ def run(rt: RowTypes, model: PrivacyModel, *, seed: int = 0, progress: Progress 
         f"fewest of {len(plans)} run{'s' if len(plans) != 1 else ''} "
         f"({budget - left:.2f} of {budget:g} work units)")
     return chosen.with_info(certificate=cert, lower_bound=lower), listed
+
+
+def _near_optimal(plans: dict[str, ReleasePlan]) -> str | None:
+    """The reason to skip the members left when the fewest stars so far are proven within
+    :data:`NEAR` of the optimum by the largest lower bound a run proved, else ``None``."""
+    bounds = [p.lower_bound for p in plans.values() if p.lower_bound]
+    if not bounds:
+        return None
+    lower = max(bounds)
+    best = min(plans, key=lambda n: plans[n].stars)
+    stars = plans[best].stars
+    if stars > lower * (1 + NEAR):
+        return None
+    if stars <= lower:
+        return f"not needed: {best}'s {stars:,} stars equal a proven lower bound: an optimum"
+    return (f"not needed: {best}'s {stars:,} stars are proven within {NEAR:.0%} of the "
+            f"optimum (lower bound {lower:,}: at most {stars - lower:,} fewer stars possible)")
 
 
 def _over(r: AutoRun, left: float, budget: float) -> str:

@@ -33,7 +33,7 @@ EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
 
 def _methods_text() -> str:
-    from starmin.algorithms.portfolio import BUDGET
+    from starmin.algorithms.portfolio import BUDGET, NEAR
     from starmin.algorithms.registry import algorithms
 
     table = algorithms()
@@ -44,12 +44,14 @@ def _methods_text() -> str:
             "from a clock, so the release is the same under any load. An exact method that "
             "fits the budget runs first and, if it succeeds, alone (its release is optimal); "
             "the others run cheapest first while their estimate fits what is left (the "
-            "first always runs). The release with the fewest stars wins; ties go to the "
-            "stronger guarantee (exact, fpt, ratio, bound, heuristic), then to this list's "
-            "order. The release keeps its method's name and guarantee; the report's "
+            f"first always runs), until a release is proven within {NEAR:.0%} of the "
+            "optimum by a run's lower bound. The release with the fewest stars wins; ties "
+            "go to the stronger guarantee (exact, fpt, ratio, bound, heuristic), then to "
+            "this list's order. The release keeps its method's name and guarantee; the "
+            "report's "
             "\"portfolio\" lists each method with its stars, or why it was skipped "
-            "(unsupported, over budget). 'exact' takes the first exact method that supports "
-            "the instance.")
+            "(unsupported, over budget, not needed). 'exact' takes the first exact method "
+            "that supports the instance.")
     lines = ["methods (--method NAME, auto or exact):"]
     lines.extend(textwrap.wrap(auto, width=96, initial_indent="  ", subsequent_indent="  "))
     width = max(20, *(len(n) + 1 for n in table))  # the longest name keeps a space
