@@ -247,3 +247,17 @@ def test_verify_and_info_parameters(run, tmp_path: Path) -> None:  # type: ignor
     assert code == 2 and "--k 0" in err
     code, err = run("info", str(path), "--qi", "a", "--sensitive", "c", "--t", "-1")
     assert code == 2 and "--t -1 " in err
+
+
+def test_exact_on_a_table_too_large(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """--method exact on a table no exact method takes: the problem and the fix first (one
+    message, exit 2, nothing written: the fixture checks), then each exact method's
+    reason."""
+    out = tmp_path / "work" / "out" / "r.csv"
+    code, err = run("anonymize", "sample:census", "--k", "5", "--method", "exact", "-o",
+                    str(out))
+    assert code == 2
+    head, _, why = err.partition("Why each exact method declines: ")
+    assert "no exact method solves 5-anonymity on this table (10,000 rows, 5,694 row types)" \
+        in head and "use --method auto" in head, err
+    assert "brute-force: " in why and "milp: " in why and "fpt-k-anonymity: " in why

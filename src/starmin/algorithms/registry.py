@@ -105,5 +105,7 @@ def choose(model: PrivacyModel, rt: RowTypes, method: str) -> Algorithm:
         if table[name].supports(model, rt) is None:
             return table[name]
     reasons = "; ".join(f"{n}: {table[n].supports(model, rt)}" for n in names)
-    raise InvalidInput(f"no exact method supports {getattr(model, 'name', model)} on this "
-                       f"table ({reasons})")
+    raise InvalidInput(f"no exact method solves {getattr(model, 'name', model)} on this table "
+                       f"({rt.n:,} rows, {rt.t_in:,} row types): use --method auto for a "
+                       "release with a certified lower bound and its gap. Why each exact "
+                       f"method declines: {reasons}")
