@@ -37,6 +37,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from starmin.algorithms.heuristic._merge_state import Classes, IntArray
+from starmin.algorithms.ragged import ragged_arange
 from starmin.transform.plan import STAR
 
 PATTERNS = 2
@@ -122,7 +123,7 @@ def _sequence(cls: Classes, a: int, e: IntArray, w: NDArray[np.float64]
     rows = _rows(cls, a)
     cap = np.minimum(np.maximum(rows - rank0, 0), cnt)
     pos = np.repeat(np.arange(len(e)), cap)                              # (R,) entry of each row
-    i = np.arange(len(pos)) - np.repeat(np.cumsum(cap) - cap, cap) + np.repeat(rank0, cap)
+    i = ragged_arange(cap) + np.repeat(rank0, cap)
     k = keys[pos]
     with np.errstate(divide="ignore"):
         due = (cls.C[a][k] + i + 0.5) / w[k]
@@ -212,7 +213,7 @@ def eject_set(cls: Classes, a: int, q: NDArray[np.float64]) -> IntArray | None:
         return None
     cap = np.minimum(c, steps)
     k0 = np.repeat(np.arange(len(c)), cap)                               # (R,) key of each row
-    i = np.arange(len(k0)) - np.repeat(np.cumsum(cap) - cap, cap)
+    i = ragged_arange(cap)
     runs = []
     for w in (q, np.ones_like(q)):
         with np.errstate(divide="ignore"):

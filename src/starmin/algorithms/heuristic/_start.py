@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from starmin.algorithms.heuristic._merge_state import Judge
+from starmin.algorithms.ragged import ragged_arange
 from starmin.data.rowtypes import RowTypes
 from starmin.models.base import PrivacyModel
 from starmin.models.combine import implied_k
@@ -73,8 +74,7 @@ def spread_keys(rt: RowTypes, plan: ReleasePlan) -> ReleasePlan:
     c = rt.counts[xs][t_idx, k_idx]
     row_t = np.repeat(xs[t_idx], c)                                      # (r,) one per row
     row_k = np.repeat(k_idx, c)
-    first = np.repeat(np.cumsum(c) - c, c)
-    pos = (np.arange(len(row_t)) - first + 0.5) / np.repeat(c, c)
+    pos = (ragged_arange(c) + 0.5) / np.repeat(c, c)
     order = np.lexsort((row_k, pos, row_t))
     row_t, row_k = row_t[order], row_k[order]
     sp = np.flatnonzero(n_pieces[p_type] > 1)                            # pieces of split types
