@@ -48,10 +48,9 @@ def _methods_text() -> str:
             "optimum by a run's lower bound. The release with the fewest stars wins; ties "
             "go to the stronger guarantee (exact, fpt, ratio, bound, heuristic), then to "
             "this list's order. The release keeps its method's name and guarantee; the "
-            "report's "
-            "\"portfolio\" lists each method with its stars, or why it was skipped "
-            "(unsupported, over budget, not needed). 'exact' takes the first exact method "
-            "that supports the instance.")
+            "report's \"portfolio\" lists each method with its stars, or why it was "
+            "skipped (unsupported, over budget, not needed). 'exact' takes the first exact "
+            "method that supports the instance.")
     lines = ["methods (--method NAME, auto or exact):"]
     lines.extend(textwrap.wrap(auto, width=96, initial_indent="  ", subsequent_indent="  "))
     width = max(20, *(len(n) + 1 for n in table))  # the longest name keeps a space
