@@ -1,0 +1,263 @@
+"""The charge LP bound: the fewest stars of a k-anonymous release, bounded by one LP.
+
+Guarantee: **bound** -- the value returned is <= the optimum (proof below and in
+``docs/algorithms/lower-bounds.md``, section "charges").
+
+Setting as in :mod:`starmin.algorithms.bounds`: ``L(v)`` is the fewest starred columns
+leaving ``>= k`` rows that agree with row type ``v`` elsewhere, enumerated up to level
+``last``. Each row type gets a charge ``a_v``: free in ``[0, L(v) + 1]`` when
+``1 <= L(v) <= last``, else fixed at ``L(v)`` (``0`` for row types of ``>= k`` rows; rows
+the enumeration left unresolved keep ``last + 1``).
+
+**Claim.** If in every bucket ``B = B(S, .)`` of ``>= k`` rows the ``k`` largest values of
+``a_u - |S|`` over its rows (row type ``u`` counted ``n_u`` times) sum to at most 0, then
+``OPT >= sum_v n_v a_v``.
+
+*Proof.* A class ``C`` of a k-anonymous release with star set ``S`` (``s = |S|``) lies in
+``B(S, .)``, which holds ``>= |C| >= k`` rows. The ``k`` largest ``a_u - s`` over ``C`` sum to
+at most the ``k`` largest over ``B``, so to at most 0; then the ``k``-th largest is ``<= 0``
+(else all ``k`` are positive), so every other row of ``C`` adds ``<= 0``, and
+``sum_C a_u <= |C| s``: the class's stars pay its rows' charges. Sum over the classes. (It is
+the dual of the set-partitioning LP over suppression classes, restricted to these charges:
+the "full dual LP" the partner bound approximates level by level.) ∎
+
+Only buckets of level ``s <= last`` holding a row of level ``s`` can fail: every row of a
+level-``s`` bucket with ``>= k`` rows has ``L <= s``, so ``a <= L + 1 <= s`` unless
+``L = s``; buckets above ``last`` hold rows with ``a <= last + 1``. The constraint "the ``k``
+largest sum to ``<= 0``" is linear by LP duality: some ``lambda_B`` (free) and
+``mu_(B, u) >= max(0, a_u - s - lambda_B)`` with ``k lambda_B + sum_u n_u mu_(B, u) <= 0``.
+Each free charge in ``B`` gets its own ``mu``; the fixed ones (rows of level 0 at charge
+0: no other fixed row is in such a bucket) share one ``mu`` per bucket. The LP has about
+``3 x`` its buckets' memberships in nonzeros. Every charge vector of the partner bound is a
+feasible point (its proof shows the condition), so this bound is never below it. (Putting
+the rows of levels ``<= s - 2`` in at the upper end of their charges instead, a smaller LP,
+fell below the partner bound on small tables.)
+
+The LP is solved by HiGHS's dual simplex (``scipy.optimize.linprog``). Its answer is checked
+from scratch: each charge lowered by ``1e-7``, every bucket's ``k`` largest summed in floating
+point; a failing check gives no bound. Work limits, never a clock: the LP is not built past
+:data:`MAX_NONZEROS` nonzeros and HiGHS stops after :data:`MAX_ITERATIONS` simplex iterations
+(then no bound), so the same table gives the same answer on every machine.
+
+Buckets whose constraint already holds at the charges' upper ends are left out (a quarter
+of them on adult, k = 2; the LP took 3.8 instead of 4.9 s).
+
+Cost on ARX adult (30,162 rows, 9 QIs; 2026-11-26, one core): k = 2, 15,512 free charges,
+322,000 nonzeros, 29,000 iterations, about 4 s, 19,177 (partner bound 19,049). k = 3, 5 and
+10 need 557,000 to 985,000 nonzeros (k = 3 and 5 took 35 and 190 s without the limits and
+gave 26,498 and 33,852): over the limits.
+
+References
+----------
+H. Liang and H. Yuan, "On the Complexity of t-Closeness Anonymization and Related Problems",
+Sec. 2 (a row of a class with star set ``S`` costs ``|S|``).
+A. Meyerson and R. Williams, "On the Complexity of Optimal K-Anonymity", Lemma 4.1 (a class
+pays ``|S|`` per row; here the payment is shared out as charges).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import NDArray
+
+from starmin.algorithms._progress import heartbeat
+from starmin.algorithms.base import Progress, silent
+from starmin.algorithms.bounds import Levels, pattern_levels
+from starmin.algorithms.heuristic.pattern_keys import IntArray, PatternKeys, masks_of_level
+from starmin.data.rowtypes import RowTypes
+
+MAX_NONZEROS = 400_000
+"""The LP is not built beyond this many nonzeros (adult, 9 QIs: k = 2 needs 322,000, k = 3
+557,000)."""
+MAX_ITERATIONS = 40_000
+"""HiGHS's simplex iteration limit; a stopped LP gives no bound (adult k = 2 needs 29,000;
+an iteration cost 0.13 ms there and 0.5 ms at k = 3's size)."""
+_SAFETY = 1e-7
+"""Each charge is lowered by this much before the check, against the solver's round-off."""
+
+
+@dataclass
+class _Program:
+    """The LP in triplets: ``max sum obj x`` with ``A x <= b``, ``lo <= x <= hi``."""
+
+    rows: list[IntArray] = field(default_factory=list)
+    cols: list[IntArray] = field(default_factory=list)
+    vals: list[NDArray[np.float64]] = field(default_factory=list)
+    b: list[NDArray[np.float64]] = field(default_factory=list)
+    lo: list[NDArray[np.float64]] = field(default_factory=list)
+    hi: list[NDArray[np.float64]] = field(default_factory=list)
+    n_rows: int = 0
+    n_cols: int = 0
+    nnz: int = 0
+
+    def columns(self, count: int, lo: float, hi: NDArray[np.float64] | float) -> IntArray:
+        out = self.n_cols + np.arange(count, dtype=np.int64)
+        self.n_cols += count
+        self.lo.append(np.full(count, lo))
+        self.hi.append(np.broadcast_to(np.asarray(hi, dtype=np.float64), (count,)))
+        return out
+
+    def constraints(self, b: NDArray[np.float64]) -> IntArray:
+        out = self.n_rows + np.arange(len(b), dtype=np.int64)
+        self.n_rows += len(b)
+        self.b.append(np.asarray(b, dtype=np.float64))
+        return out
+
+    def entries(self, r: IntArray, c: IntArray, v: NDArray[np.float64] | float) -> None:
+        self.rows.append(r)
+        self.cols.append(c)
+        self.vals.append(np.broadcast_to(np.asarray(v, dtype=np.float64), r.shape))
+        self.nnz += len(r)
+
+
+def charge_lower_bound(rt: RowTypes, k: int, progress: Progress | None = None, *,
+                       max_nonzeros: int = MAX_NONZEROS,
+                       max_iterations: int = MAX_ITERATIONS) -> int | None:
+    """The charge LP bound on the fewest stars of a k-anonymous release of ``rt``, or
+    ``None`` when the LP is over its work limits, HiGHS does not finish it, or its answer
+    fails the check (the module docstring has the proof and the limits)."""
+    report = progress or silent
+    k = int(k)
+    if k < 2 or rt.t_in == 0:
+        return None
+    lv = pattern_levels(rt, k)
+    lev, n = lv.L, rt.sizes.astype(np.int64)
+    free = (lev >= 1) & (lev <= lv.last)
+    if not free.any():
+        return None
+    keys = PatternKeys(rt.codes)
+    lp = _build(keys, lv, n, k, free, max_nonzeros)
+    if lp is None:
+        report(f"bounds: no charge LP (over its limit of {max_nonzeros:,} nonzeros)")
+        return None
+    if lp.n_rows == 0:  # no bucket can fail: every free charge at its upper end
+        a: NDArray[np.float64] | None = (lev[free] + 1.0).astype(np.float64)
+    else:
+        a = _solve(lp, n[free], int(free.sum()), max_iterations, report)
+    if a is None:
+        return None
+    charge = lev.astype(np.float64)
+    charge[free] = np.clip(a - _SAFETY, 0.0, lev[free] + 1.0)
+    if not satisfied(keys, lv, n, k, charge):
+        report("bounds: charge LP answer failed its check: no charge bound")
+        return None
+    return math.ceil(float((n * charge).sum()) - 1e-6)
+
+
+def _build(keys: PatternKeys, lv: Levels, n: IntArray, k: int, free: NDArray[np.bool_],
+           max_nonzeros: int) -> _Program | None:
+    """The LP over the free charges (columns ``0 .. free.sum() - 1``), or ``None`` past
+    ``max_nonzeros``."""
+    lev = lv.L
+    lp = _Program()
+    ub = np.where(free, lev + 1.0, lev.astype(np.float64))
+    var = np.full(keys.t, -1, dtype=np.int64)
+    var[free] = lp.columns(int(free.sum()), 0.0, (lev[free] + 1.0).astype(np.float64))
+    for s in range(1, lv.last + 1):
+        at_s = np.nonzero(lev == s)[0].astype(np.int64)
+        if len(at_s) == 0:
+            continue
+        for mask in masks_of_level(keys.m, s):
+            member, bucket, nb = _buckets(keys, mask, at_s, n, k)
+            if nb == 0:
+                continue
+            tight = top_sums(bucket, ub[member] - s, n[member], k, nb) > 0
+            if not tight.all():  # the charges' upper ends already fit: no constraint needed
+                keep = tight[bucket]
+                member, bucket = member[keep], (np.cumsum(tight) - 1)[bucket[keep]]
+                nb = int(tight.sum())
+                if nb == 0:
+                    continue
+            lam = lp.columns(nb, -np.inf, np.inf)
+            top = lp.constraints(np.zeros(nb))
+            lp.entries(top, lam, float(k))
+            own = free[member]
+            u, bu = member[own], bucket[own]
+            mu = lp.columns(len(u), 0.0, np.inf)
+            lp.entries(top[bu], mu, n[u].astype(np.float64))
+            pair = lp.constraints(np.full(len(u), float(s)))   # a_u - lambda - mu <= s
+            lp.entries(pair, var[u], 1.0)
+            lp.entries(pair, lam[bu], -1.0)
+            lp.entries(pair, mu, -1.0)
+            w, bw = member[~own], bucket[~own]                   # level 0, charge 0
+            count = np.bincount(bw, weights=n[w], minlength=nb).astype(np.float64)
+            cb = np.nonzero(count)[0].astype(np.int64)
+            mu_0 = lp.columns(len(cb), 0.0, np.inf)
+            lp.entries(top[cb], mu_0, count[cb])
+            zero = lp.constraints(np.full(len(cb), float(s)))   # 0 - s - lambda - mu <= 0
+            lp.entries(zero, lam[cb], -1.0)
+            lp.entries(zero, mu_0, -1.0)
+            if lp.nnz > max_nonzeros:
+                return None
+    return lp
+
+
+def _buckets(keys: PatternKeys, mask: int, rows: IntArray, n: IntArray, k: int
+             ) -> tuple[IntArray, IntArray, int]:
+    """Buckets under ``mask`` holding one of ``rows`` and ``>= k`` rows: every member row
+    type, its bucket (numbered ``0 .. nb - 1``) and ``nb``."""
+    uq = np.unique(keys.keys(mask, rows))
+    ka = keys.keys(mask)
+    pos = np.minimum(np.searchsorted(uq, ka), len(uq) - 1)
+    member = np.nonzero(uq[pos] == ka)[0].astype(np.int64)
+    bucket = pos[member].astype(np.int64)
+    big = np.bincount(bucket, weights=n[member], minlength=len(uq)) >= k
+    keep = big[bucket]
+    renum = np.cumsum(big) - 1
+    return member[keep], renum[bucket[keep]], int(big.sum())
+
+
+def _solve(lp: _Program, n_free: IntArray, count: int, max_iterations: int,
+           progress: Progress) -> NDArray[np.float64] | None:
+    """The free charges of an optimal LP solution, or ``None``."""
+    import scipy.sparse as sp  # solver libraries load when a bound is computed
+    from scipy.optimize import linprog
+
+    A = sp.csr_matrix((np.concatenate(lp.vals), (np.concatenate(lp.rows),
+                                                  np.concatenate(lp.cols))),
+                      shape=(lp.n_rows, lp.n_cols))
+    c = np.zeros(lp.n_cols)
+    c[:count] = -n_free.astype(np.float64)
+    bounds = np.column_stack([np.concatenate(lp.lo), np.concatenate(lp.hi)])
+    with heartbeat(progress, f"bounds: charge LP, HiGHS ({count:,} charges, {lp.n_cols:,} "
+                   f"variables, {lp.n_rows:,} constraints, {lp.nnz:,} nonzeros)"):
+        res = linprog(c, A_ub=A, b_ub=np.concatenate(lp.b), bounds=bounds,
+                      method="highs-ds", options={"maxiter": int(max_iterations)})
+    if res.status != 0 or res.x is None:
+        progress(f"bounds: charge LP stopped ({res.message}): no charge bound")
+        return None
+    progress(f"bounds: charge LP solved in {res.nit:,} simplex iterations")
+    return np.asarray(res.x[:count], dtype=np.float64)
+
+
+def satisfied(keys: PatternKeys, lv: Levels, n: IntArray, k: int,
+              charge: NDArray[np.float64]) -> bool:
+    """Whether every bucket of ``>= k`` rows at levels ``1 .. last`` holding a row of its
+    level has its ``k`` largest ``charge - level`` (rows counted one by one) summing to at
+    most 0 -- the claim's condition, checked from scratch."""
+    lev = lv.L
+    for s in range(1, lv.last + 1):
+        at_s = np.nonzero(lev == s)[0].astype(np.int64)
+        if len(at_s) == 0:
+            continue
+        for mask in masks_of_level(keys.m, s):
+            member, bucket, nb = _buckets(keys, mask, at_s, n, k)
+            if nb and (top_sums(bucket, charge[member] - s, n[member], k, nb) > 0).any():
+                return False
+    return True
+
+
+def top_sums(bucket: IntArray, value: NDArray[np.float64], count: IntArray, k: int,
+             nb: int) -> NDArray[np.float64]:
+    """``(nb,)`` the sum of the ``k`` largest values in each bucket, item ``i`` repeated
+    ``count[i]`` times (a bucket of fewer than ``k`` items sums them all)."""
+    order = np.lexsort((-value, bucket))
+    b, v, c = bucket[order], value[order], count[order]
+    before = np.cumsum(c) - c
+    first = np.searchsorted(b, np.arange(nb))
+    ahead = before - before[np.minimum(first, len(b) - 1)][b]
+    taken = np.clip(k - ahead, 0, c)
+    return np.bincount(b, weights=v * taken, minlength=nb).astype(np.float64)

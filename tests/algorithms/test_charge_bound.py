@@ -1,0 +1,105 @@
+"""Tests of the charge LP bound (``starmin.algorithms.charge_bound``).
+
+The bound is only useful if it is never above the optimum: it is checked against brute force
+on many small random tables (k = 2..4), and against the partner bound it refines (every
+partner charge vector is a feasible point of the LP, so the LP is never lower). A literal
+table pins a case where it is strictly higher and equals the optimum; the check that guards
+the solver's answer is held to a naive top-k sum and shown to reject raised charges."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from starmin.algorithms.bounds import k_anonymity_lower_bounds, pattern_levels
+from starmin.algorithms.charge_bound import charge_lower_bound, satisfied, top_sums
+from starmin.algorithms.exact import brute_force
+from starmin.algorithms.heuristic.pattern_keys import PatternKeys
+from starmin.models import KAnonymity
+from tests.helpers.tables import from_rows, random_table
+
+
+@pytest.mark.parametrize("seed", range(80))
+def test_never_above_the_optimum_and_never_below_partner(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n, m = int(rng.integers(4, 15)), int(rng.integers(2, 5))
+    rt = random_table(7100 + seed, n, m, values=int(rng.integers(2, 4)))
+    k = int(rng.integers(2, min(4, n) + 1))
+    opt = brute_force.solve(rt, KAnonymity(k)).stars
+    charges = charge_lower_bound(rt, k)
+    b = k_anonymity_lower_bounds(rt, k)
+    if charges is None:  # nothing to charge: every row type resolved at level 0 or unresolved
+        lv = pattern_levels(rt, k)
+        level = lv.L
+        assert not ((level >= 1) & (level <= lv.last)).any()
+        return
+    assert charges <= opt, (charges, opt)
+    assert charges >= b["best"], (charges, b)
+
+
+def test_a_literal_table_where_the_charges_reach_the_optimum() -> None:
+    # D = (2,2,2) is one column from each of A, B, C, which are two columns from each other.
+    # Every row needs one star (pattern 4), and each level-1 bucket {X, D} holds two rows of
+    # level 1, so the partner bound adds nothing (4). But D can pair with only one of them:
+    # charges 0 for D and 2 for A, B, C fit every bucket ({X, D}: 2 + 0 <= 2 x 1), so 6,
+    # the optimum ({A, D} one star each, {B, C} two each)
+    rt = from_rows([[0, 2, 2], [2, 0, 2], [2, 2, 1], [2, 2, 2]])
+    b = k_anonymity_lower_bounds(rt, 2)
+    assert (b["pattern"], b["partner"]) == (4, 4)
+    assert charge_lower_bound(rt, 2) == 6 == brute_force.solve(rt, KAnonymity(2)).stars
+
+
+def test_top_sums_against_a_naive_sum() -> None:
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        nb = int(rng.integers(1, 5))
+        size = int(rng.integers(1, 12))
+        bucket = rng.integers(0, nb, size).astype(np.int64)
+        value = rng.integers(-4, 4, size).astype(np.float64) / 2
+        count = rng.integers(1, 4, size).astype(np.int64)
+        k = int(rng.integers(1, 6))
+        got = top_sums(bucket, value, count, k, nb)
+        for b in range(nb):
+            rows = sorted((v for v, c, bb in zip(value, count, bucket, strict=True)
+                           if bb == b for _ in range(c)), reverse=True)
+            assert got[b] == pytest.approx(sum(rows[:k]))
+
+
+def test_the_check_rejects_raised_charges() -> None:
+    rt = random_table(77, 12, 3, values=2)
+    k = 2
+    lv = pattern_levels(rt, k)
+    keys = PatternKeys(rt.codes)
+    n = rt.sizes.astype(np.int64)
+    base = lv.L.astype(np.float64)
+    assert satisfied(keys, lv, n, k, base)  # the pattern bound's charges always pass
+    level = lv.L
+    raised = np.where((level >= 1) & (level <= lv.last), level + 1.0, level)
+    assert not satisfied(keys, lv, n, k, raised)
+
+
+def test_work_limits_give_no_bound() -> None:
+    rt = random_table(5, 14, 4, values=3)
+    assert charge_lower_bound(rt, 2) is not None
+    assert charge_lower_bound(rt, 2, max_nonzeros=5) is None
+    assert charge_lower_bound(rt, 2, max_iterations=1) is None
+
+
+def test_nothing_to_charge() -> None:
+    assert charge_lower_bound(from_rows([[0, 0]] * 4), 2) is None  # every row at level 0
+    assert charge_lower_bound(from_rows([[0, 0]] * 4), 1) is None
+
+
+def test_reports_carry_the_charges_for_k_anonymity_only() -> None:
+    import polars as pl
+
+    import starmin
+
+    df = pl.DataFrame({"a": ["0", "2", "2", "2"], "b": ["2", "0", "2", "2"],
+                       "c": ["2", "2", "1", "2"], "s": ["x", "y", "x", "y"]})
+    for method in ("auto", "merge-repair", "pattern-packing"):
+        bounds = starmin.anonymize(df, ["a", "b", "c"], k=2, method=method).report[
+            "lower_bounds"]
+        assert bounds["charges"] == 6 == bounds["best"], (method, bounds)
+    bounds = starmin.anonymize(df, ["a", "b", "c"], "s", l=2).report["lower_bounds"]
+    assert "charges" not in bounds
