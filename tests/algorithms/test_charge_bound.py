@@ -103,3 +103,26 @@ def test_reports_carry_the_charges_for_k_anonymity_only() -> None:
         assert bounds["charges"] == 6 == bounds["best"], (method, bounds)
     bounds = starmin.anonymize(df, ["a", "b", "c"], "s", l=2).report["lower_bounds"]
     assert "charges" not in bounds
+
+
+def test_pattern_packing_states_it_as_its_bound() -> None:
+    from starmin.algorithms.heuristic import pattern_packing
+
+    rt = from_rows([[0, 2, 2], [2, 0, 2], [2, 2, 1], [2, 2, 2]])
+    plan = pattern_packing.solve(rt, KAnonymity(2))
+    assert plan.certificate["lower_bounds"]["charges"] == 6 == plan.lower_bound
+    assert "charges" not in pattern_packing.solve(rt, KAnonymity(2), bounds=False).certificate
+
+
+def test_answers_are_remembered_by_the_row_types() -> None:
+    rows = [[0, 3, 3], [3, 0, 3], [3, 3, 1], [3, 3, 3]]  # the literal table, relabelled:
+    first: list[str] = []                                # not asked before in this process
+    assert charge_lower_bound(from_rows(rows), 2, progress=first.append) == 6
+    assert any("solved in" in line for line in first)
+    again: list[str] = []  # the same row types, built afresh: remembered, no LP
+    assert charge_lower_bound(from_rows(rows), 2, progress=again.append) == 6 and again == []
+    other: list[str] = []  # one more row: another table, solved
+    more = from_rows([*rows, [1, 1, 1]])
+    value = charge_lower_bound(more, 2, progress=other.append)
+    assert any("solved in" in line for line in other)
+    assert value is not None and value <= brute_force.solve(more, KAnonymity(2)).stars

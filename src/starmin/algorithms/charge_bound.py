@@ -57,7 +57,10 @@ pays ``|S|`` per row; here the payment is shared out as charges).
 
 from __future__ import annotations
 
+import hashlib
 import math
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -118,11 +121,44 @@ def charge_lower_bound(rt: RowTypes, k: int, progress: Progress | None = None, *
                        max_iterations: int = MAX_ITERATIONS) -> int | None:
     """The charge LP bound on the fewest stars of a k-anonymous release of ``rt``, or
     ``None`` when the LP is over its work limits, HiGHS does not finish it, or its answer
-    fails the check (the module docstring has the proof and the limits)."""
-    report = progress or silent
+    fails the check (the module docstring has the proof and the limits).
+
+    The answer depends only on the row types (their codes, sizes and order), ``k`` and the
+    limits, so the last :data:`_REMEMBERED` answers are kept by a digest of those:
+    ``pattern-packing`` computes it for its plan's bound, and the report asks again."""
     k = int(k)
     if k < 2 or rt.t_in == 0:
         return None
+    key = (_digest(rt), k, int(max_nonzeros), int(max_iterations))
+    with _LOCK:
+        if key in _ANSWERS:
+            _ANSWERS.move_to_end(key)
+            return _ANSWERS[key]
+    value = _charge_bound(rt, k, progress or silent, max_nonzeros, max_iterations)
+    with _LOCK:
+        _ANSWERS[key] = value
+        while len(_ANSWERS) > _REMEMBERED:
+            _ANSWERS.popitem(last=False)
+    return value
+
+
+_REMEMBERED = 8
+_ANSWERS: OrderedDict[tuple[bytes, int, int, int], int | None] = OrderedDict()
+_LOCK = threading.Lock()
+
+
+def _digest(rt: RowTypes) -> bytes:
+    h = hashlib.blake2b(digest_size=20)
+    codes = np.ascontiguousarray(rt.codes, dtype=np.int64)
+    h.update(np.asarray(codes.shape, dtype=np.int64).tobytes())
+    h.update(codes.tobytes())
+    h.update(np.ascontiguousarray(rt.sizes, dtype=np.int64).tobytes())
+    return h.digest()
+
+
+def _charge_bound(rt: RowTypes, k: int, report: Progress, max_nonzeros: int,
+                  max_iterations: int) -> int | None:
+    """:func:`charge_lower_bound`, computed."""
     lv = pattern_levels(rt, k)
     lev, n = lv.L, rt.sizes.astype(np.int64)
     free = (lev >= 1) & (lev <= lv.last)
