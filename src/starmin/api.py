@@ -468,7 +468,7 @@ def anonymize(
         if isinstance(known, dict) and getattr(the_model, "k", None) == implied_k(the_model) \
                 and not getattr(the_model, "uses_sensitive", True):
             bounds = {name: v for name, v in known.items() if name != "best"}
-            bounds.update(charge_bounds(rt, the_model, say))  # computed once, here
+            bounds.update(charge_bounds(rt, the_model, say))  # remembered if the method asked
             bounds["best"] = max(bounds.values())
         else:
             bounds = lower_bounds(rt, the_model, progress=say, known_lp=_known_lp(plan))

@@ -34,10 +34,13 @@ the rows of levels ``<= s - 2`` in at the upper end of their charges instead, a 
 fell below the partner bound on small tables.)
 
 The LP is solved by HiGHS's dual simplex (``scipy.optimize.linprog``). Its answer is checked
-from scratch: each charge lowered by ``1e-7``, every bucket's ``k`` largest summed in floating
-point; a failing check gives no bound. Work limits, never a clock: the LP is not built past
-:data:`MAX_NONZEROS` nonzeros and HiGHS stops after :data:`MAX_ITERATIONS` simplex iterations
-(then no bound), so the same table gives the same answer on every machine.
+from scratch: each charge lowered by ``1e-7`` and rounded down to a multiple of ``2^-20`` (so
+the sums below are exact), every bucket's ``k`` largest summed; a failing check gives no
+bound. The bound is the sum of the charges, rounded up (the optimum is a whole number).
+
+Work limits, never a clock: the LP is not built past :data:`MAX_NONZEROS` nonzeros and HiGHS
+stops after :data:`MAX_ITERATIONS` simplex iterations (then no bound), so the same table
+gives the same answer on every machine.
 
 Buckets whose constraint already holds at the charges' upper ends are left out (a quarter
 of them on adult, k = 2; the LP took 3.8 instead of 4.9 s).
@@ -58,7 +61,6 @@ pays ``|S|`` per row; here the payment is shared out as charges).
 from __future__ import annotations
 
 import hashlib
-import math
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -80,6 +82,10 @@ MAX_ITERATIONS = 40_000
 an iteration cost 0.13 ms there and 0.5 ms at k = 3's size)."""
 _SAFETY = 1e-7
 """Each charge is lowered by this much before the check, against the solver's round-off."""
+_GRID = 1 << 20
+"""Charges are then rounded down to multiples of ``1 / _GRID``. Every sum the check takes is
+then a multiple of ``2^-20`` below ``64 k`` in size, exact in float64 for ``k < 2^27``; the
+bound sums the charges as integers of ``1 / _GRID``."""
 
 
 @dataclass
@@ -175,12 +181,14 @@ def _charge_bound(rt: RowTypes, k: int, report: Progress, max_nonzeros: int,
         a = _solve(lp, n[free], int(free.sum()), max_iterations, report)
     if a is None:
         return None
-    charge = lev.astype(np.float64)
-    charge[free] = np.clip(a - _SAFETY, 0.0, lev[free] + 1.0)
-    if not satisfied(keys, lv, n, k, charge):
+    ticks = np.zeros(rt.t_in, dtype=np.int64)  # charges in units of 1 / _GRID
+    ticks[~free] = lev[~free] * _GRID
+    ticks[free] = np.floor(np.clip(a - _SAFETY, 0.0, lev[free] + 1.0) * _GRID).astype(np.int64)
+    if not satisfied(keys, lv, n, k, ticks / _GRID):
         report("bounds: charge LP answer failed its check: no charge bound")
         return None
-    return math.ceil(float((n * charge).sum()) - 1e-6)
+    total = int((n * ticks).sum())  # exact: at most n x 64 x 2^20
+    return -(-total // _GRID)
 
 
 def _build(keys: PatternKeys, lv: Levels, n: IntArray, k: int, free: NDArray[np.bool_],
