@@ -63,6 +63,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -200,42 +201,35 @@ def _build(keys: PatternKeys, lv: Levels, n: IntArray, k: int, free: NDArray[np.
     ub = np.where(free, lev + 1.0, lev.astype(np.float64))
     var = np.full(keys.t, -1, dtype=np.int64)
     var[free] = lp.columns(int(free.sum()), 0.0, (lev[free] + 1.0).astype(np.float64))
-    for s in range(1, lv.last + 1):
-        at_s = np.nonzero(lev == s)[0].astype(np.int64)
-        if len(at_s) == 0:
-            continue
-        for mask in masks_of_level(keys.m, s):
-            member, bucket, nb = _buckets(keys, mask, at_s, n, k)
+    for s, member, bucket, nb in _level_buckets(keys, lv, n, k):
+        tight = top_sums(bucket, ub[member] - s, n[member], k, nb) > 0
+        if not tight.all():  # the charges' upper ends already fit: no constraint needed
+            keep = tight[bucket]
+            member, bucket = member[keep], (np.cumsum(tight) - 1)[bucket[keep]]
+            nb = int(tight.sum())
             if nb == 0:
                 continue
-            tight = top_sums(bucket, ub[member] - s, n[member], k, nb) > 0
-            if not tight.all():  # the charges' upper ends already fit: no constraint needed
-                keep = tight[bucket]
-                member, bucket = member[keep], (np.cumsum(tight) - 1)[bucket[keep]]
-                nb = int(tight.sum())
-                if nb == 0:
-                    continue
-            lam = lp.columns(nb, -np.inf, np.inf)
-            top = lp.constraints(np.zeros(nb))
-            lp.entries(top, lam, float(k))
-            own = free[member]
-            u, bu = member[own], bucket[own]
-            mu = lp.columns(len(u), 0.0, np.inf)
-            lp.entries(top[bu], mu, n[u].astype(np.float64))
-            pair = lp.constraints(np.full(len(u), float(s)))   # a_u - lambda - mu <= s
-            lp.entries(pair, var[u], 1.0)
-            lp.entries(pair, lam[bu], -1.0)
-            lp.entries(pair, mu, -1.0)
-            w, bw = member[~own], bucket[~own]                   # level 0, charge 0
-            count = np.bincount(bw, weights=n[w], minlength=nb).astype(np.float64)
-            cb = np.nonzero(count)[0].astype(np.int64)
-            mu_0 = lp.columns(len(cb), 0.0, np.inf)
-            lp.entries(top[cb], mu_0, count[cb])
-            zero = lp.constraints(np.full(len(cb), float(s)))   # 0 - s - lambda - mu <= 0
-            lp.entries(zero, lam[cb], -1.0)
-            lp.entries(zero, mu_0, -1.0)
-            if lp.nnz > max_nonzeros:
-                return None
+        lam = lp.columns(nb, -np.inf, np.inf)
+        top = lp.constraints(np.zeros(nb))
+        lp.entries(top, lam, float(k))
+        own = free[member]
+        u, bu = member[own], bucket[own]
+        mu = lp.columns(len(u), 0.0, np.inf)
+        lp.entries(top[bu], mu, n[u].astype(np.float64))
+        pair = lp.constraints(np.full(len(u), float(s)))   # a_u - lambda - mu <= s
+        lp.entries(pair, var[u], 1.0)
+        lp.entries(pair, lam[bu], -1.0)
+        lp.entries(pair, mu, -1.0)
+        w, bw = member[~own], bucket[~own]                   # level 0, charge 0
+        count = np.bincount(bw, weights=n[w], minlength=nb).astype(np.float64)
+        cb = np.nonzero(count)[0].astype(np.int64)
+        mu_0 = lp.columns(len(cb), 0.0, np.inf)
+        lp.entries(top[cb], mu_0, count[cb])
+        zero = lp.constraints(np.full(len(cb), float(s)))   # 0 - s - lambda - mu <= 0
+        lp.entries(zero, lam[cb], -1.0)
+        lp.entries(zero, mu_0, -1.0)
+        if lp.nnz > max_nonzeros:
+            return None
     return lp
 
 
@@ -282,6 +276,14 @@ def satisfied(keys: PatternKeys, lv: Levels, n: IntArray, k: int,
     """Whether every bucket of ``>= k`` rows at levels ``1 .. last`` holding a row of its
     level has its ``k`` largest ``charge - level`` (rows counted one by one) summing to at
     most 0 -- the claim's condition, checked from scratch."""
+    return not any((top_sums(bucket, charge[member] - s, n[member], k, nb) > 0).any()
+                   for s, member, bucket, nb in _level_buckets(keys, lv, n, k))
+
+
+def _level_buckets(keys: PatternKeys, lv: Levels, n: IntArray, k: int
+                   ) -> Iterator[tuple[int, IntArray, IntArray, int]]:
+    """For each level ``s = 1 .. last`` and pattern of ``s`` columns, the buckets of ``>= k``
+    rows holding a row of level ``s`` (when there are any): ``s`` and :func:`_buckets`."""
     lev = lv.L
     for s in range(1, lv.last + 1):
         at_s = np.nonzero(lev == s)[0].astype(np.int64)
@@ -289,9 +291,8 @@ def satisfied(keys: PatternKeys, lv: Levels, n: IntArray, k: int,
             continue
         for mask in masks_of_level(keys.m, s):
             member, bucket, nb = _buckets(keys, mask, at_s, n, k)
-            if nb and (top_sums(bucket, charge[member] - s, n[member], k, nb) > 0).any():
-                return False
-    return True
+            if nb:
+                yield s, member, bucket, nb
 
 
 def top_sums(bucket: IntArray, value: NDArray[np.float64], count: IntArray, k: int,
