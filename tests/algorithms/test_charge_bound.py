@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from starmin.algorithms.bounds import k_anonymity_lower_bounds, pattern_levels
-from starmin.algorithms.charge_bound import charge_lower_bound, satisfied, top_sums
+from starmin.algorithms.bounds import k_anonymity_lower_bounds, pattern_levels, top_sums
+from starmin.algorithms.charge_bound import charge_lower_bound, satisfied
 from starmin.algorithms.exact import brute_force
 from starmin.algorithms.heuristic.pattern_keys import PatternKeys
 from starmin.models import KAnonymity

@@ -217,25 +217,40 @@ def _bucket_slacks(keys: PatternKeys, mask: int, rows: IntArray, n: IntArray, le
     when the bucket has fewer than ``k`` rows, so no class fits in it), and every member row
     type with its bucket. ``slack`` is ``sum (s - alpha_u)`` over the ``k - N_s`` lower-level
     rows with the largest charges (row types counted with multiplicity)."""
-    uq = np.unique(keys.keys(mask, rows))
-    ka = keys.keys(mask)
-    pos = np.minimum(np.searchsorted(uq, ka), len(uq) - 1)
-    member = np.nonzero(uq[pos] == ka)[0].astype(np.int64)
-    bucket = pos[member].astype(np.int64)
-    nb = len(uq)
+    member, bucket, nb = bucket_members(keys, mask, rows)
     cov = np.bincount(bucket, weights=n[member], minlength=nb)
     same = np.bincount(bucket, weights=np.where(lev[member] == s, n[member], 0), minlength=nb)
     need = (k - same).astype(np.int64)
     low = lev[member] < s
     o_type, o_bucket = member[low], bucket[low]
-    order = np.lexsort((-alpha[o_type], o_bucket))       # by bucket, largest charge first
-    o_type, o_bucket = o_type[order], o_bucket[order]
-    before = np.cumsum(n[o_type]) - n[o_type]            # rows ahead of it (whole table)
-    first = np.searchsorted(o_bucket, np.arange(nb))     # start of each bucket's run
-    ahead = before - before[np.minimum(first, len(before) - 1)][o_bucket] if len(o_type) \
-        else before
-    taken = np.clip(need[o_bucket] - ahead, 0, n[o_type])
-    slack = np.bincount(o_bucket, weights=(s - alpha[o_type]) * taken,
-                        minlength=nb).astype(np.float64)
+    # the k - N_s largest charges, i.e. the smallest s - alpha: minus the largest alpha - s
+    slack = 0.0 - top_sums(o_bucket, -(s - alpha[o_type]), n[o_type], need, nb)
     slack[cov < k] = np.inf
     return slack, member, bucket
+
+
+def bucket_members(keys: PatternKeys, mask: int, rows: IntArray) -> tuple[IntArray, IntArray, int]:
+    """The buckets under ``mask`` holding one of ``rows`` (non-empty): every member row type
+    of the whole table, its bucket (numbered ``0 .. nb - 1``) and ``nb``."""
+    uq = np.unique(keys.keys(mask, rows))
+    ka = keys.keys(mask)
+    pos = np.minimum(np.searchsorted(uq, ka), len(uq) - 1)
+    member = np.nonzero(uq[pos] == ka)[0].astype(np.int64)
+    return member, pos[member].astype(np.int64), len(uq)
+
+
+def top_sums(bucket: IntArray, value: NDArray[np.float64], count: IntArray,
+             k: int | IntArray, nb: int) -> NDArray[np.float64]:
+    """``(nb,)`` the sum of the ``k`` largest values in each bucket (``k`` one number, or one
+    per bucket), item ``i`` repeated ``count[i]`` times; a bucket of fewer items sums them
+    all, and ``k <= 0`` sums nothing."""
+    if len(bucket) == 0:
+        return np.zeros(nb)
+    order = np.lexsort((-value, bucket))                 # by bucket, largest value first
+    b, v, c = bucket[order], value[order], count[order]
+    before = np.cumsum(c) - c                            # items ahead of it (all buckets)
+    first = np.searchsorted(b, np.arange(nb))            # start of each bucket's run
+    ahead = before - before[np.minimum(first, len(b) - 1)][b]
+    want = k if isinstance(k, int) else np.asarray(k)[b]
+    taken = np.clip(want - ahead, 0, c)
+    return np.bincount(b, weights=v * taken, minlength=nb).astype(np.float64)

@@ -71,7 +71,7 @@ from numpy.typing import NDArray
 
 from starmin.algorithms._progress import heartbeat
 from starmin.algorithms.base import Progress, silent
-from starmin.algorithms.bounds import Levels, pattern_levels
+from starmin.algorithms.bounds import Levels, bucket_members, pattern_levels, top_sums
 from starmin.algorithms.heuristic.pattern_keys import IntArray, PatternKeys, masks_of_level
 from starmin.data.rowtypes import RowTypes
 
@@ -237,12 +237,8 @@ def _buckets(keys: PatternKeys, mask: int, rows: IntArray, n: IntArray, k: int
              ) -> tuple[IntArray, IntArray, int]:
     """Buckets under ``mask`` holding one of ``rows`` and ``>= k`` rows: every member row
     type, its bucket (numbered ``0 .. nb - 1``) and ``nb``."""
-    uq = np.unique(keys.keys(mask, rows))
-    ka = keys.keys(mask)
-    pos = np.minimum(np.searchsorted(uq, ka), len(uq) - 1)
-    member = np.nonzero(uq[pos] == ka)[0].astype(np.int64)
-    bucket = pos[member].astype(np.int64)
-    big = np.bincount(bucket, weights=n[member], minlength=len(uq)) >= k
+    member, bucket, nb = bucket_members(keys, mask, rows)
+    big = np.bincount(bucket, weights=n[member], minlength=nb) >= k
     keep = big[bucket]
     renum = np.cumsum(big) - 1
     return member[keep], renum[bucket[keep]], int(big.sum())
@@ -293,16 +289,3 @@ def _level_buckets(keys: PatternKeys, lv: Levels, n: IntArray, k: int
             member, bucket, nb = _buckets(keys, mask, at_s, n, k)
             if nb:
                 yield s, member, bucket, nb
-
-
-def top_sums(bucket: IntArray, value: NDArray[np.float64], count: IntArray, k: int,
-             nb: int) -> NDArray[np.float64]:
-    """``(nb,)`` the sum of the ``k`` largest values in each bucket, item ``i`` repeated
-    ``count[i]`` times (a bucket of fewer than ``k`` items sums them all)."""
-    order = np.lexsort((-value, bucket))
-    b, v, c = bucket[order], value[order], count[order]
-    before = np.cumsum(c) - c
-    first = np.searchsorted(b, np.arange(nb))
-    ahead = before - before[np.minimum(first, len(b) - 1)][b]
-    taken = np.clip(k - ahead, 0, c)
-    return np.bincount(b, weights=v * taken, minlength=nb).astype(np.float64)
