@@ -64,14 +64,13 @@ import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
 
-from starmin.algorithms._progress import heartbeat
 from starmin.algorithms.base import Progress, silent
 from starmin.algorithms.bounds import Levels, bucket_members, pattern_levels, top_sums
+from starmin.algorithms.charge_lp import GRID, Program, ceil_ticks, solve, to_ticks
 from starmin.algorithms.heuristic.pattern_keys import IntArray, PatternKeys, masks_of_level
 from starmin.data.rowtypes import RowTypes
 
@@ -81,47 +80,6 @@ MAX_NONZEROS = 400_000
 MAX_ITERATIONS = 40_000
 """HiGHS's simplex iteration limit; a stopped LP gives no bound (adult k = 2 needs 29,000;
 an iteration cost 0.13 ms there and 0.5 ms at k = 3's size)."""
-_SAFETY = 1e-7
-"""Each charge is lowered by this much before the check, against the solver's round-off."""
-_GRID = 1 << 20
-"""Charges are then rounded down to multiples of ``1 / _GRID``. Every sum the check takes is
-then a multiple of ``2^-20`` below ``64 k`` in size, exact in float64 for ``k < 2^27``; the
-bound sums the charges as integers of ``1 / _GRID``."""
-
-
-@dataclass
-class _Program:
-    """The LP in triplets: ``max sum obj x`` with ``A x <= b``, ``lo <= x <= hi``."""
-
-    rows: list[IntArray] = field(default_factory=list)
-    cols: list[IntArray] = field(default_factory=list)
-    vals: list[NDArray[np.float64]] = field(default_factory=list)
-    b: list[NDArray[np.float64]] = field(default_factory=list)
-    lo: list[NDArray[np.float64]] = field(default_factory=list)
-    hi: list[NDArray[np.float64]] = field(default_factory=list)
-    n_rows: int = 0
-    n_cols: int = 0
-    nnz: int = 0
-
-    def columns(self, count: int, lo: float, hi: NDArray[np.float64] | float) -> IntArray:
-        out = self.n_cols + np.arange(count, dtype=np.int64)
-        self.n_cols += count
-        self.lo.append(np.full(count, lo))
-        self.hi.append(np.broadcast_to(np.asarray(hi, dtype=np.float64), (count,)))
-        return out
-
-    def constraints(self, b: NDArray[np.float64]) -> IntArray:
-        out = self.n_rows + np.arange(len(b), dtype=np.int64)
-        self.n_rows += len(b)
-        self.b.append(np.asarray(b, dtype=np.float64))
-        return out
-
-    def entries(self, r: IntArray, c: IntArray, v: NDArray[np.float64] | float) -> None:
-        self.rows.append(r)
-        self.cols.append(c)
-        self.vals.append(np.broadcast_to(np.asarray(v, dtype=np.float64), r.shape))
-        self.nnz += len(r)
-
 
 def charge_lower_bound(rt: RowTypes, k: int, progress: Progress | None = None, *,
                        max_nonzeros: int = MAX_NONZEROS,
@@ -179,25 +137,24 @@ def _charge_bound(rt: RowTypes, k: int, report: Progress, max_nonzeros: int,
     if lp.n_rows == 0:  # no bucket can fail: every free charge at its upper end
         a: NDArray[np.float64] | None = (lev[free] + 1.0).astype(np.float64)
     else:
-        a = _solve(lp, n[free], int(free.sum()), max_iterations, report)
+        a = solve(lp, n[free].astype(np.float64), max_iterations, report, "charge LP")
     if a is None:
         return None
-    ticks = np.zeros(rt.t_in, dtype=np.int64)  # charges in units of 1 / _GRID
-    ticks[~free] = lev[~free] * _GRID
-    ticks[free] = np.floor(np.clip(a - _SAFETY, 0.0, lev[free] + 1.0) * _GRID).astype(np.int64)
-    if not satisfied(keys, lv, n, k, ticks / _GRID):
+    ticks = np.zeros(rt.t_in, dtype=np.int64)  # charges in units of 1 / GRID
+    ticks[~free] = lev[~free] * GRID
+    ticks[free] = to_ticks(a, 0.0, (lev[free] + 1).astype(np.float64))
+    if not satisfied(keys, lv, n, k, ticks / GRID):
         report("bounds: charge LP answer failed its check: no charge bound")
         return None
-    total = int((n * ticks).sum())  # exact: at most n x 64 x 2^20
-    return -(-total // _GRID)
+    return ceil_ticks(int((n * ticks).sum()))  # exact: at most n x 64 x 2^20
 
 
 def _build(keys: PatternKeys, lv: Levels, n: IntArray, k: int, free: NDArray[np.bool_],
-           max_nonzeros: int) -> _Program | None:
+           max_nonzeros: int) -> Program | None:
     """The LP over the free charges (columns ``0 .. free.sum() - 1``), or ``None`` past
     ``max_nonzeros``."""
     lev = lv.L
-    lp = _Program()
+    lp = Program()
     ub = np.where(free, lev + 1.0, lev.astype(np.float64))
     var = np.full(keys.t, -1, dtype=np.int64)
     var[free] = lp.columns(int(free.sum()), 0.0, (lev[free] + 1.0).astype(np.float64))
@@ -242,29 +199,6 @@ def _buckets(keys: PatternKeys, mask: int, rows: IntArray, n: IntArray, k: int
     keep = big[bucket]
     renum = np.cumsum(big) - 1
     return member[keep], renum[bucket[keep]], int(big.sum())
-
-
-def _solve(lp: _Program, n_free: IntArray, count: int, max_iterations: int,
-           progress: Progress) -> NDArray[np.float64] | None:
-    """The free charges of an optimal LP solution, or ``None``."""
-    import scipy.sparse as sp  # solver libraries load when a bound is computed
-    from scipy.optimize import linprog
-
-    A = sp.csr_matrix((np.concatenate(lp.vals), (np.concatenate(lp.rows),
-                                                  np.concatenate(lp.cols))),
-                      shape=(lp.n_rows, lp.n_cols))
-    c = np.zeros(lp.n_cols)
-    c[:count] = -n_free.astype(np.float64)
-    bounds = np.column_stack([np.concatenate(lp.lo), np.concatenate(lp.hi)])
-    with heartbeat(progress, f"bounds: charge LP, HiGHS ({count:,} charges, {lp.n_cols:,} "
-                   f"variables, {lp.n_rows:,} constraints, {lp.nnz:,} nonzeros)"):
-        res = linprog(c, A_ub=A, b_ub=np.concatenate(lp.b), bounds=bounds,
-                      method="highs-ds", options={"maxiter": int(max_iterations)})
-    if res.status != 0 or res.x is None:
-        progress(f"bounds: charge LP stopped ({res.message}): no charge bound")
-        return None
-    progress(f"bounds: charge LP solved in {res.nit:,} simplex iterations")
-    return np.asarray(res.x[:count], dtype=np.float64)
 
 
 def satisfied(keys: PatternKeys, lv: Levels, n: IntArray, k: int,

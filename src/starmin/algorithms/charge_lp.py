@@ -1,0 +1,105 @@
+"""The plumbing both charge LP bounds share: the LP in triplets, its HiGHS solve, and the
+grid the answers are checked on.
+
+A charge LP (:mod:`.charge_bound` for k-anonymity, :mod:`.l_charge_bound` for frequency
+l-diversity) maximizes ``sum n_v a_v`` over charges ``a`` and auxiliary variables subject to
+``A x <= b``. Its answer is never trusted: the caller lowers each charge by :data:`SAFETY`,
+rounds it down to a multiple of ``1 / GRID`` (:func:`to_ticks`) and checks the bound's
+condition from scratch on those charges, where every sum it takes is exact in float64.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import NDArray
+
+from starmin.algorithms._progress import heartbeat
+from starmin.algorithms.base import Progress
+
+IntArray = NDArray[np.int64]
+
+SAFETY = 1e-7
+"""Each charge is lowered by this much before the check, against the solver's round-off."""
+GRID = 1 << 20
+"""Charges are then rounded down to multiples of ``1 / GRID``. A sum of up to ``2^27``
+such charges of magnitude below ``64`` is a multiple of ``2^-20`` below ``2^33``, exact in
+float64; the bound sums the charges as integers of ``1 / GRID``."""
+
+
+@dataclass
+class Program:
+    """An LP in triplets: ``max sum obj x`` with ``A x <= b``, ``lo <= x <= hi``; the
+    objective is on the first columns (the charges), set when it is solved."""
+
+    rows: list[IntArray] = field(default_factory=list)
+    cols: list[IntArray] = field(default_factory=list)
+    vals: list[NDArray[np.float64]] = field(default_factory=list)
+    b: list[NDArray[np.float64]] = field(default_factory=list)
+    lo: list[NDArray[np.float64]] = field(default_factory=list)
+    hi: list[NDArray[np.float64]] = field(default_factory=list)
+    n_rows: int = 0
+    n_cols: int = 0
+    nnz: int = 0
+
+    def columns(self, count: int, lo: NDArray[np.float64] | float,
+                hi: NDArray[np.float64] | float) -> IntArray:
+        """``count`` new variables in ``[lo, hi]``: their column numbers."""
+        out = self.n_cols + np.arange(count, dtype=np.int64)
+        self.n_cols += count
+        self.lo.append(np.broadcast_to(np.asarray(lo, dtype=np.float64), (count,)))
+        self.hi.append(np.broadcast_to(np.asarray(hi, dtype=np.float64), (count,)))
+        return out
+
+    def constraints(self, b: NDArray[np.float64]) -> IntArray:
+        """New constraints ``... <= b``: their row numbers."""
+        out = self.n_rows + np.arange(len(b), dtype=np.int64)
+        self.n_rows += len(b)
+        self.b.append(np.asarray(b, dtype=np.float64))
+        return out
+
+    def entries(self, r: IntArray, c: IntArray, v: NDArray[np.float64] | float) -> None:
+        """Coefficients ``v`` at ``(r, c)``."""
+        self.rows.append(r)
+        self.cols.append(c)
+        self.vals.append(np.broadcast_to(np.asarray(v, dtype=np.float64), r.shape))
+        self.nnz += len(r)
+
+
+def solve(lp: Program, weights: NDArray[np.float64], max_iterations: int,
+          progress: Progress, what: str) -> NDArray[np.float64] | None:
+    """The first ``len(weights)`` variables (the charges) of a solution maximizing
+    ``weights @ charges``, by HiGHS's dual simplex within ``max_iterations`` iterations, or
+    ``None`` when it stops otherwise. ``what`` names the LP in progress lines."""
+    import scipy.sparse as sp  # solver libraries load when a bound is computed
+    from scipy.optimize import linprog
+
+    count = len(weights)
+    A = sp.csr_matrix((np.concatenate(lp.vals), (np.concatenate(lp.rows),
+                                                  np.concatenate(lp.cols))),
+                      shape=(lp.n_rows, lp.n_cols))
+    c = np.zeros(lp.n_cols)
+    c[:count] = -np.asarray(weights, dtype=np.float64)
+    bounds = np.column_stack([np.concatenate(lp.lo), np.concatenate(lp.hi)])
+    with heartbeat(progress, f"bounds: {what}, HiGHS ({count:,} charges, {lp.n_cols:,} "
+                   f"variables, {lp.n_rows:,} constraints, {lp.nnz:,} nonzeros)"):
+        res = linprog(c, A_ub=A, b_ub=np.concatenate(lp.b), bounds=bounds,
+                      method="highs-ds", options={"maxiter": int(max_iterations)})
+    if res.status != 0 or res.x is None:
+        progress(f"bounds: {what} stopped ({res.message}): no bound from it")
+        return None
+    progress(f"bounds: {what} solved in {res.nit:,} simplex iterations")
+    return np.asarray(res.x[:count], dtype=np.float64)
+
+
+def to_ticks(a: NDArray[np.float64], lo: NDArray[np.float64] | float,
+             hi: NDArray[np.float64] | float) -> IntArray:
+    """Charges ``a`` lowered by :data:`SAFETY`, kept in ``[lo, hi]`` and rounded down, in
+    units of ``1 / GRID``."""
+    return np.floor(np.clip(a - SAFETY, lo, hi) * GRID).astype(np.int64)
+
+
+def ceil_ticks(total: int) -> int:
+    """A sum of charges in units of ``1 / GRID`` rounded up to a whole number of stars."""
+    return -(-int(total) // GRID)
