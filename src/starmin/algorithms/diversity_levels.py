@@ -68,13 +68,11 @@ def levels(codes: NDArray[np.integer], histogram: NDArray[np.integer], q: int,
     # Level 0: every row type is its own group (and its representative).
     types = np.arange(t_in, dtype=np.int64)
     groups: dict[int, _Groups] = {0: (types, types, held.of_types(), keys.full)}
-    used = 0
+    last = last_level(m, t_in, max_patterns=max_patterns, max_entries=max_entries)
     for j in range(1, m + 1):
-        count = comb(m, j)
-        if used + count > max_patterns or (used + count) * t_in > max_entries or j == m:
+        if j > last:
             out[todo] = j  # every lower level was enumerated in full and resolved none of them
             return out
-        used += count
         hit = np.zeros(t_in, dtype=bool)
         level: dict[int, _Groups] = {}
         for mask in masks_of_level(m, j):
@@ -91,6 +89,20 @@ def levels(codes: NDArray[np.integer], histogram: NDArray[np.integer], q: int,
         if not todo.any():
             return out
     return out
+
+
+def last_level(m: int, t_in: int, *, max_patterns: int = MAX_PATTERNS,
+               max_entries: int = MAX_ENTRIES) -> int:
+    """The highest level :func:`levels` enumerates in full for ``m`` columns and ``t_in`` row
+    types (below ``m``): a row type :func:`levels` gives a higher level was not resolved by
+    the enumeration, only shown to need more."""
+    used = last = 0
+    for j in range(1, m):
+        used += comb(m, j)
+        if used > max_patterns or used * t_in > max_entries:
+            break
+        last = j
+    return last
 
 
 _Groups = tuple[IntArray, IntArray, NDArray[np.generic], IntArray | None]
