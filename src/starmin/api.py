@@ -268,13 +268,18 @@ def check_objective(objective: object) -> None:
 
 
 def lower_bounds(rt: RowTypes, model: PrivacyModel, progress: Progress | None = None,
-                 known_lp: Mapping[str, int] | None = None) -> dict[str, int]:
+                 known_lp: Mapping[str, int] | None = None, lp_complete: bool = False
+                 ) -> dict[str, int]:
     """Proven lower bounds on the optimal number of stars (see docs/algorithms/lower-bounds):
     the k-anonymity bounds for the class size the model implies, the star-free, pattern and
     level flow bounds of each t-closeness part, and the diversity bounds (Xiao et al.'s
     phase-one bound for frequency l-diversity; row types with too few distinct sensitive
     values). A bound for one part of a combination bounds the whole. They depend only on the
-    row types and the model, never on the method that makes the release."""
+    row types and the model, never on the method that makes the release.
+
+    ``lp_complete``: ``known_lp`` is the LP core's optimum over every output vector (its
+    column generation ran to the end), so the frequency charge LP, the dual of the same
+    relaxation with its charges restricted, cannot exceed it and is not solved."""
     from starmin.algorithms.bounds import k_anonymity_lower_bounds
     from starmin.algorithms.l_diversity_bound import diversity_lower_bounds
     from starmin.algorithms.t_closeness_bound import t_closeness_lower_bounds
@@ -290,7 +295,8 @@ def lower_bounds(rt: RowTypes, model: PrivacyModel, progress: Progress | None = 
     for m in t_parts:
         for name, v in t_closeness_lower_bounds(rt, m, k=k, progress=progress).items():
             out[name] = max(out.get(name, 0), v)
-    out.update(diversity_lower_bounds(rt, parts(model)))
+    out.update(diversity_lower_bounds(rt, parts(model), progress,
+                                      charges=not (lp_complete and known_lp)))
     lp = lp_lower_bound(rt, model, progress=progress, known=known_lp)
     if lp is not None:
         out["lp"] = lp
@@ -471,7 +477,8 @@ def anonymize(
             bounds.update(charge_bounds(rt, the_model, say))  # remembered if the method asked
             bounds["best"] = max(bounds.values())
         else:
-            bounds = lower_bounds(rt, the_model, progress=say, known_lp=_known_lp(plan))
+            bounds = lower_bounds(rt, the_model, progress=say, known_lp=_known_lp(plan),
+                                  lp_complete=plan.certificate.get("lp_complete") is True)
         loss_bound = None
         if resolved is not None or objective == "loss":
             loss_bound = _loss_bound(rt, the_model, plan, say)

@@ -75,7 +75,7 @@ def test_the_capacity_is_the_phase_one_height() -> None:
     h = rt.sensitive_histograms(rt.counts)[0]
     assert heaviest_value(leaving_rows(h, 2), _levels(rt, 2)) == 0
     b = diversity_lower_bounds(rt, [LDiversity(2)])
-    assert b == {"distinct_values": 3, "l_frequency": 4, "l_value_flow": 6}
+    assert b == {"distinct_values": 3, "l_frequency": 4, "l_value_flow": 6, "l_charges": 4}
     assert brute_force.solve(rt, LDiversity(2)).stars == 8
     assert value_flow_bound(rt.codes, h, 2, 0, max_patterns=1) == 4  # level 0 only: 2 x 2
     assert value_flow_bound(rt.codes, h, 2, 1) == 2  # the 1-row of (1, 1): one star

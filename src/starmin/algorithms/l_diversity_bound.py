@@ -25,6 +25,10 @@ at least one star.
   row of a row type that holds fewer than ``q`` distinct values carries a star, and at least
   ``level(v)`` of them.
 
+- ``l_charges``: for frequency l-diversity, the charge LP (:mod:`.l_charge_bound`): charges
+  per row type and value that every bucket's ``l`` most charged values can pay; the dual of
+  the LP core's frequency relaxation with the charges in boxes. Within its work limits only.
+
 - ``l_value_flow``: for frequency l-diversity, ``l`` times the stars the rows of one value
   carry at least, bounded per star level by a maximum flow into buckets of capacity ``min(c_u,
   h*)`` (:mod:`.l_frequency_flow`); at least the ``l * h(R1)`` term weighed by levels for that
@@ -46,7 +50,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from starmin.algorithms.approx.tp_phases import phase_one_heights
-from starmin.algorithms.diversity_levels import levels
+from starmin.algorithms.base import Progress
+from starmin.algorithms.diversity_levels import last_level, levels
+from starmin.algorithms.l_charge_bound import frequency_charge_bound
 from starmin.algorithms.l_frequency_flow import heaviest_value, value_flow_bound
 from starmin.data.rowtypes import RowTypes
 from starmin.models.base import PrivacyModel
@@ -114,8 +120,12 @@ def distinct_values_needed(model: PrivacyModel) -> int:
     return 1
 
 
-def diversity_lower_bounds(rt: RowTypes, parts: list[PrivacyModel]) -> dict[str, int]:
-    """The bounds above for every part of a model (each part bounds the whole)."""
+def diversity_lower_bounds(rt: RowTypes, parts: list[PrivacyModel],
+                           progress: Progress | None = None, *, charges: bool = True
+                           ) -> dict[str, int]:
+    """The bounds above for every part of a model (each part bounds the whole), and with
+    ``charges`` the charge LP bound of each frequency part (``l_charges``,
+    :mod:`.l_charge_bound`, within its work limits)."""
     if not rt.sensitive:
         return {}
     histograms = rt.sensitive_histograms(rt.counts)  # per column, (t_in, |S_a|)
@@ -146,4 +156,11 @@ def diversity_lower_bounds(rt: RowTypes, parts: list[PrivacyModel]) -> dict[str,
                                      heaviest_value(leaving_rows(h, l), lev(a, l)))
                     for a, h in enumerate(histograms))
             out["l_value_flow"] = max(out.get("l_value_flow", 0), v)
+            if charges:
+                last = last_level(rt.m, rt.t_in)
+                found = [frequency_charge_bound(rt.codes, h, l, lev(a, l), last, progress)
+                         for a, h in enumerate(histograms)]
+                got = [b for b in found if b is not None]
+                if got:
+                    out["l_charges"] = max(out.get("l_charges", 0), *got)
     return out

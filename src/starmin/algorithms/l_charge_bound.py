@@ -1,0 +1,243 @@
+"""The charge LP bound for frequency l-diversity: the fewest stars, bounded by one LP.
+
+Guarantee: **bound** -- the value returned is <= the optimum (proof below and in
+``docs/algorithms/lower-bounds.md``, section "charges for frequency l-diversity"; tests
+compare it with brute force).
+
+Setting: one sensitive column's histogram ``c(v, u)`` (rows of row type ``v`` with value
+``u``); a *cell* is a pair ``(v, u)`` with ``c(v, u) > 0``. A row type is *l-eligible* when
+``l max_u c(v, u) <= sum_u c(v, u)``; its cells get charge 0. Every other row type has a
+level ``L(v) >= 1`` (:func:`.diversity_levels.levels` for ``q = l``: the fewest stars of a
+group containing ``v`` that holds ``l`` distinct values). Its cells get charges ``a(v, u)``
+free in ``[-(L(v) + 1), L(v) + 1]`` when ``L(v) <= last`` (the levels enumerated in full,
+:func:`.diversity_levels.last_level`), else fixed at ``L(v)``.
+
+**Claim.** For a star set ``S`` (``s = |S|``) and a bucket ``B = B(S, .)`` (the rows that
+agree outside ``S``) let ``W(B, u)`` be the largest ``a(v, u) - s`` over the cells of value
+``u`` in ``B``. If in every bucket holding ``>= l`` distinct values the ``l`` largest
+``W(B, u)`` sum to at most 0, then ``OPT >= sum c(v, u) a(v, u)``.
+
+*Proof.* A class ``C`` of a release with star set ``S`` lies in a bucket ``B`` of ``S`` and
+holds ``x_u`` rows of value ``u`` with ``l x_u <= |C|`` (frequency l-diversity, Xiao et al.
+Definition 2), so ``B`` holds ``>= l`` values. Each row of ``C`` has ``a - s <= W(B, u)`` for
+its value ``u``, so ``sum_C (a - s) <= sum_u x_u W(B, u) = |C| sum_u y_u W(B, u)`` with ``y =
+x / |C|`` in ``{y >= 0, sum y = 1, y_u <= 1/l}``. A linear function's largest value on that
+polytope is at a vertex, ``1/l`` on ``l`` values, which is ``1/l`` times the ``l`` largest
+``W(B, u)`` summed: ``<= 0``. So ``sum_C a <= |C| s``: the class's stars pay its rows'
+charges. Sum over the classes. ∎ It is the dual of the LP core's frequency relaxation
+(Liang & Yuan Thm 9's ``x(v*, v, u)`` with ``l x_u(v*) <= |v*|`` per output vector, every
+vector at once) with the charges restricted to these boxes.
+
+Only these buckets can fail, so only they are constrained and checked: at ``s = 0`` the
+own bucket of a row type with free charges holding ``>= l`` values; at ``s = 1 .. last``
+the buckets holding a free cell of level ``s``. A bucket of level ``s < L(v)`` containing
+``v`` holds fewer than ``l`` values (the levels' definition), and in every other bucket each
+charge is at most ``s`` (free cells of level ``< s`` at ``L + 1 <= s``, fixed ones at ``L <=
+s``). "The ``l`` largest sum to ``<= 0``" is linear by LP duality: some ``lambda_B`` (free)
+and ``mu_(B, u) >= max(0, W(B, u) - lambda_B)`` with ``l lambda_B + sum_u mu_(B, u) <= 0``;
+each free cell gives ``a - lambda_B - mu_(B, u) <= s``, the fixed cells of one ``(B, u)``
+one row with their largest charge.
+
+The LP is solved by HiGHS's dual simplex (:mod:`.charge_lp`) and its answer checked from
+scratch: the charges lowered by ``1e-7``, rounded down to multiples of ``2^-20`` and every
+constrained bucket's ``l`` largest ``W`` summed exactly; a failing check gives no bound. The
+bound is the charges' sum rounded up.
+
+Work limits, never a clock: the LP is not built past :data:`MAX_NONZEROS` nonzeros, and
+HiGHS stops after :data:`MAX_ITERATIONS` simplex iterations (then no bound).
+
+Cost (ARX adult, 8 QIs, occupation sensitive; 2026-11-26, one core, without the limits;
+``bench/l_charges.py``): the first 2,000 rows, l = 3 / 5: 0.5 / 1.9 s, 2,615 / 3,636 against
+the other diversity bounds' best 2,330 / 3,069; the first 8,000 rows: 8.5 / 48 s, 7,604 /
+11,501 against 6,867 / 9,470 (l = 5 is over the iteration limit). The whole table: l = 2
+255,000 nonzeros, 2-5 s, 12,959 (the LP core's column generation, run by ``auto`` there,
+reaches 13,030); l = 3 513,000 nonzeros, 217 s, 20,042 (against 18,096; the LP core's
+optimum is 20,682): over the limits, as are l = 4 .. 6.
+
+References
+----------
+X. Xiao, K. Yi and Y. Tao, "The Hardness and Approximation Algorithms for L-Diversity",
+Definition 2 (l-eligible) and Lemma 1 (closed under union).
+H. Liang and H. Yuan, "On the Complexity of t-Closeness Anonymization and Related Problems",
+Thm 9 (the variables ``x(v*, v, s)``; this LP is the dual of its frequency form's relaxation).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from starmin.algorithms.base import Progress, silent
+from starmin.algorithms.bounds import bucket_members, top_sums
+from starmin.algorithms.charge_lp import GRID, Program, ceil_ticks, solve, to_ticks
+from starmin.algorithms.heuristic.pattern_keys import IntArray, PatternKeys, masks_of_level
+
+MAX_NONZEROS = 300_000
+"""The LP is not built beyond this many nonzeros (adult's first 8,000 rows: l = 3 needs
+181,000, l = 5 255,000; the whole table: l = 2 260,000, l = 3 513,000)."""
+MAX_ITERATIONS = 30_000
+"""HiGHS's simplex iteration limit; a stopped LP gives no bound (adult's first 8,000 rows:
+l = 3 needs 20,000, l = 5 31,000; an iteration cost 0.1-1.6 ms on these tables)."""
+
+
+@dataclass(frozen=True)
+class _Cells:
+    """The cells ``(v, u)`` of a histogram, row type by row type, with their charges' range."""
+
+    v: IntArray            # row type of each cell (sorted)
+    u: IntArray            # value of each cell
+    n: IntArray            # rows of each cell
+    start: IntArray        # (t_in + 1,) first cell of each row type
+    free: NDArray[np.bool_]
+    lo: NDArray[np.float64]
+    hi: NDArray[np.float64]  # the upper end; the fixed charge for fixed cells
+
+    def of(self, member: IntArray, bucket: IntArray) -> tuple[IntArray, IntArray]:
+        """The cells of the ``member`` row types and each one's bucket."""
+        count = self.start[member + 1] - self.start[member]
+        first = np.repeat(self.start[member], count)
+        offset = np.arange(int(count.sum()), dtype=np.int64) - np.repeat(np.cumsum(count) - count,
+                                                                          count)
+        return first + offset, np.repeat(bucket, count)
+
+
+def frequency_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.integer], l: int,
+                           lev: NDArray[np.int64], last: int, progress: Progress | None = None,
+                           *, max_nonzeros: int = MAX_NONZEROS,
+                           max_iterations: int = MAX_ITERATIONS) -> int | None:
+    """The charge LP bound on the fewest stars of a frequency l-diverse release, for the
+    ``(t_in, r)`` ``histogram`` of one sensitive column, or ``None`` when no row type needs
+    a star, the LP is over its work limits, HiGHS does not finish it or its answer fails the
+    check (the module docstring has the proof).
+
+    ``lev`` are the row types' levels for ``q = l`` (:func:`.diversity_levels.levels`, every
+    row type that is not l-eligible among those it was asked for) and ``last`` the highest
+    level it enumerated in full (:func:`.diversity_levels.last_level`)."""
+    report = progress or silent
+    c = np.asarray(histogram, dtype=np.int64)
+    lev = np.asarray(lev, dtype=np.int64)
+    l = int(l)
+    t_in, r = c.shape
+    if l < 2 or t_in == 0 or last < 1:
+        return None
+    eligible = l * c.max(axis=1) <= c.sum(axis=1)
+    if (lev[~eligible] < 1).any():
+        raise ValueError("every row type that is not l-eligible needs its level (>= 1)")
+    free_t = ~eligible & (lev <= last)
+    if not free_t.any():
+        return None
+    cells = _cells(c, eligible, free_t, lev)
+    keys = PatternKeys(np.asarray(codes))
+    lp = _build(keys, cells, lev, free_t, last, l, r, max_nonzeros)
+    if lp is None:
+        report(f"bounds: no l charge LP (over its limit of {max_nonzeros:,} nonzeros)")
+        return None
+    f = cells.free
+    if lp.n_rows == 0:  # no bucket can fail: every free charge at its upper end
+        a: NDArray[np.float64] | None = cells.hi[f]
+    else:
+        a = solve(lp, cells.n[f].astype(np.float64), max_iterations, report, "l charge LP")
+    if a is None:
+        return None
+    ticks = np.floor(cells.hi * GRID).astype(np.int64)  # charges in units of 1 / GRID
+    ticks[f] = to_ticks(a, cells.lo[f], cells.hi[f])
+    if not satisfied(keys, cells, lev, free_t, last, l, r, ticks / GRID):
+        report("bounds: l charge LP answer failed its check: no bound from it")
+        return None
+    return max(0, ceil_ticks(int((cells.n * ticks).sum())))
+
+
+def _cells(c: IntArray, eligible: NDArray[np.bool_], free_t: NDArray[np.bool_],
+           lev: IntArray) -> _Cells:
+    v, u = np.nonzero(c > 0)
+    v, u = v.astype(np.int64), u.astype(np.int64)
+    start = np.searchsorted(v, np.arange(len(c) + 1)).astype(np.int64)
+    top = np.where(eligible, 0.0, np.where(free_t, lev + 1.0, lev.astype(np.float64)))
+    free = free_t[v]
+    return _Cells(v, u, c[v, u], start, free, np.where(free, -top[v], top[v]), top[v])
+
+
+def _level_buckets(keys: PatternKeys, cells: _Cells, lev: IntArray, free_t: NDArray[np.bool_],
+                   last: int) -> Iterator[tuple[int, IntArray, IntArray, int]]:
+    """For ``s = 0`` (each row type with free charges alone) and each pattern of ``s = 1 ..
+    last`` columns, the buckets holding a free cell of level ``s``: ``s``, their cells, each
+    cell's bucket (``0 .. nb - 1``) and ``nb``."""
+    own = np.nonzero(free_t)[0].astype(np.int64)
+    yield (0, *cells.of(own, np.arange(len(own), dtype=np.int64)), len(own))
+    for s in range(1, last + 1):
+        at_s = np.nonzero(free_t & (lev == s))[0].astype(np.int64)
+        if len(at_s) == 0:
+            continue
+        for mask in masks_of_level(keys.m, s):
+            member, bucket, nb = bucket_members(keys, mask, at_s)
+            yield (s, *cells.of(member, bucket), nb)
+
+
+def _pairs(cell_bucket: IntArray, value: IntArray, w: NDArray[np.float64], r: int
+           ) -> tuple[IntArray, IntArray, NDArray[np.float64]]:
+    """The ``(bucket, value)`` pairs of some cells: each cell's pair, each pair's bucket and
+    its largest ``w`` (``W(B, u)`` when ``w`` is the charge less the level)."""
+    pair, inv = np.unique(cell_bucket * r + value, return_inverse=True)
+    top = np.full(len(pair), -np.inf)
+    np.maximum.at(top, inv, w)
+    return inv.reshape(-1).astype(np.int64), (pair // r).astype(np.int64), top
+
+
+def _failing(pb: IntArray, top: NDArray[np.float64], nb: int, l: int) -> NDArray[np.bool_]:
+    """``(nb,)`` buckets holding ``>= l`` values whose ``l`` largest ``W`` sum above 0."""
+    many = np.bincount(pb, minlength=nb) >= l
+    return many & (top_sums(pb, top, np.ones(len(pb), dtype=np.int64), l, nb) > 0)
+
+
+def _build(keys: PatternKeys, cells: _Cells, lev: IntArray, free_t: NDArray[np.bool_],
+           last: int, l: int, r: int, max_nonzeros: int) -> Program | None:
+    """The LP over the free charges (columns ``0 .. cells.free.sum() - 1``), or ``None``
+    past ``max_nonzeros``."""
+    lp = Program()
+    var = np.full(len(cells.v), -1, dtype=np.int64)
+    f = cells.free
+    var[f] = lp.columns(int(f.sum()), cells.lo[f], cells.hi[f])
+    for s, cell, cb, nb in _level_buckets(keys, cells, lev, free_t, last):
+        inv, pb, top = _pairs(cb, cells.u[cell], cells.hi[cell] - s, r)
+        need = _failing(pb, top, nb, l)  # the others hold at the charges' upper ends
+        if not need.any():
+            continue
+        renum = np.cumsum(need) - 1
+        lam = lp.columns(int(need.sum()), -np.inf, np.inf)
+        head = lp.constraints(np.zeros(int(need.sum())))      # l lambda + sum mu <= 0
+        lp.entries(head, lam, float(l))
+        kept = need[pb]
+        mu = np.full(len(pb), -1, dtype=np.int64)
+        mu[kept] = lp.columns(int(kept.sum()), 0.0, np.inf)
+        lp.entries(head[renum[pb[kept]]], mu[kept], 1.0)
+        inside = need[cb]
+        own = inside & f[cell]
+        row = lp.constraints(np.full(int(own.sum()), float(s)))  # a - lambda - mu <= s
+        lp.entries(row, var[cell[own]], 1.0)
+        lp.entries(row, lam[renum[cb[own]]], -1.0)
+        lp.entries(row, mu[inv[own]], -1.0)
+        fixed = inside & ~f[cell]
+        most = np.full(len(pb), -np.inf)
+        np.maximum.at(most, inv[fixed], cells.hi[cell[fixed]])
+        pg = np.nonzero(np.isfinite(most))[0]
+        row = lp.constraints(s - most[pg])                       # fixed - s - lambda - mu <= 0
+        lp.entries(row, lam[renum[pb[pg]]], -1.0)
+        lp.entries(row, mu[pg], -1.0)
+        if lp.nnz > max_nonzeros:
+            return None
+    return lp
+
+
+def satisfied(keys: PatternKeys, cells: _Cells, lev: IntArray, free_t: NDArray[np.bool_],
+              last: int, l: int, r: int, charge: NDArray[np.float64]) -> bool:
+    """Whether every bucket that can fail (the module docstring) has its ``l`` largest
+    ``W(B, u)`` summing to at most 0 under ``charge`` (one per cell) -- the claim's condition,
+    checked from scratch."""
+    for s, cell, cb, nb in _level_buckets(keys, cells, lev, free_t, last):
+        _, pb, top = _pairs(cb, cells.u[cell], charge[cell] - s, r)
+        if _failing(pb, top, nb, l).any():
+            return False
+    return True

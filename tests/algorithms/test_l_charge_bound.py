@@ -1,0 +1,146 @@
+"""Tests of the charge LP bound for frequency l-diversity (``l_charges``,
+:mod:`starmin.algorithms.l_charge_bound`).
+
+The bound is only useful if it is never above the optimum: it is checked against brute force
+on many small random tables (l = 2, 3), and shown to be above the other diversity bounds on
+some of them (a bound that never adds anything would pass the first test too). A literal
+table pins one such case at the optimum. The check that guards the solver's answer is shown
+to reject raised charges, the work limits to give no bound, and the report to carry it for
+frequency l-diversity only."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import starmin
+from starmin.algorithms import charge_lp, l_charge_bound
+from starmin.algorithms.diversity_levels import last_level, levels
+from starmin.algorithms.exact import brute_force
+from starmin.algorithms.l_charge_bound import frequency_charge_bound
+from starmin.algorithms.l_diversity_bound import diversity_lower_bounds, leaving_rows
+from starmin.api import lower_bounds
+from starmin.errors import Infeasible
+from starmin.models import AllOf, DistinctLDiversity, KAnonymity, LDiversity
+from tests.helpers.tables import from_rows
+
+
+def _table(seed: int, l: int) -> starmin.RowTypes:
+    """6-12 rows, 2-3 QIs of 2-3 values, ``l`` to ``l + 2`` sensitive values, value 0
+    frequent (so that some row types are not l-eligible)."""
+    rng = np.random.default_rng(seed)
+    n, m, s = int(rng.integers(6, 13)), int(rng.integers(2, 4)), int(rng.integers(l, l + 3))
+    X = rng.integers(0, int(rng.integers(2, 4)), size=(n, m))
+    sa = np.where(rng.random(n) < 0.3, 0, rng.integers(0, s, size=n))
+    sa[:l] = np.arange(l)
+    return starmin.RowTypes.from_arrays(X, sa)
+
+
+def _bound(rt: starmin.RowTypes, l: int, **limits: int) -> int | None:
+    h = rt.sensitive_histograms(rt.counts)[0]
+    needed = ((h > 0).sum(axis=1) < l) | (leaving_rows(h, l).sum(axis=1) > 0)
+    lev = levels(rt.codes, h, l, needed)
+    return frequency_charge_bound(rt.codes, h, l, lev, last_level(rt.m, rt.t_in), **limits)
+
+
+@pytest.mark.parametrize("l", [2, 3])
+def test_never_above_the_optimum_and_above_the_other_bounds_somewhere(l: int) -> None:
+    feasible = charged = above = 0
+    for seed in range(120):
+        rt = _table(seed, l)
+        try:
+            opt = int(brute_force.solve(rt, LDiversity(l)).stars)
+        except Infeasible:
+            continue
+        feasible += 1
+        b = diversity_lower_bounds(rt, [LDiversity(l)])
+        c = b.pop("l_charges", None)
+        if c is None:
+            continue
+        charged += 1
+        assert c <= opt, (seed, c, opt)
+        above += c > max(b.values())
+    assert feasible >= 20 and charged >= 15
+    assert above >= 5, above
+
+
+def test_a_literal_table_where_the_charges_reach_the_optimum() -> None:
+    # (0, 0) holds only value 0, so its row carries a star; its one-star buckets (*, 0) and
+    # (0, *) put it with rows of (1, 0) only if they carry the same star, so its class costs
+    # two stars, not one. (1, 1) = {0, 1, 1} is not 2-eligible: one 1 leaves, and with the
+    # same argument costs two. The counting bounds see one star per leaving row (2); the
+    # charges see 4, the optimum.
+    rt = from_rows([[0, 0], [1, 0], [1, 0], [1, 0], [1, 0], [1, 1], [1, 1], [1, 1]],
+                   [0, 0, 0, 1, 2, 0, 1, 1])
+    b = diversity_lower_bounds(rt, [LDiversity(2)])
+    assert b == {"distinct_values": 1, "l_frequency": 2, "l_value_flow": 2, "l_charges": 4}
+    assert brute_force.solve(rt, LDiversity(2)).stars == 4
+
+
+def test_the_check_rejects_raised_charges(monkeypatch: pytest.MonkeyPatch) -> None:
+    rt = from_rows([[0, 0], [1, 0], [1, 0], [1, 0], [1, 0], [1, 1], [1, 1], [1, 1]],
+                   [0, 0, 0, 1, 2, 0, 1, 1])
+    solve = charge_lp.solve
+
+    def shifted(by: float):  # the solver's answer, moved by ``by``
+        def run(*args, **kwargs):
+            a = solve(*args, **kwargs)
+            return None if a is None else a + by
+        return run
+
+    monkeypatch.setattr(l_charge_bound, "solve", shifted(0.3))
+    assert _bound(rt, 2) is None
+    monkeypatch.setattr(l_charge_bound, "solve", shifted(-1.0))
+    lowered = _bound(rt, 2)
+    assert lowered is not None and lowered < 4
+    monkeypatch.setattr(l_charge_bound, "solve", shifted(0.0))
+    assert _bound(rt, 2) == 4
+
+
+def test_work_limits_give_no_bound() -> None:
+    rt = _table(149, 2)
+    assert _bound(rt, 2) is not None
+    assert _bound(rt, 2, max_nonzeros=5) is None
+    assert _bound(rt, 2, max_iterations=0) is None
+
+
+def test_level_needed_for_every_row_type_that_must_leave() -> None:
+    rt = from_rows([[0, 0], [0, 0], [1, 0]], [0, 0, 1])
+    h = rt.sensitive_histograms(rt.counts)[0]
+    with pytest.raises(ValueError, match="level"):
+        frequency_charge_bound(rt.codes, h, 2, np.zeros(rt.t_in, dtype=np.int64), 1)
+
+
+def test_last_level_is_where_levels_stops_enumerating() -> None:
+    rng = np.random.default_rng(5)
+    X = rng.integers(0, 3, size=(60, 5))
+    rt = starmin.RowTypes.from_arrays(X, rng.integers(0, 4, size=60))
+    h = rt.sensitive_histograms(rt.counts)[0]
+    needed = np.ones(rt.t_in, dtype=bool)
+    full = levels(rt.codes, h, 4, needed)
+    for patterns in (1, 5, 6, 15, 16, 30):
+        last = last_level(rt.m, rt.t_in, max_patterns=patterns)
+        cut = levels(rt.codes, h, 4, needed, max_patterns=patterns)
+        assert ((cut == full) | (cut == last + 1)).all(), patterns
+        assert (cut <= last + 1).all() and (full[cut == last + 1] >= last + 1).all()
+    assert last_level(5, rt.t_in) == 4  # below m: the all-star level is never enumerated
+
+
+def test_reports_carry_it_for_frequency_l_diversity_only() -> None:
+    rt = from_rows([[0, 0], [1, 0], [1, 0], [1, 0], [1, 0], [1, 1], [1, 1], [1, 1]],
+                   [0, 0, 0, 1, 2, 0, 1, 1])
+    assert lower_bounds(rt, LDiversity(2))["l_charges"] == 4
+    assert lower_bounds(rt, AllOf(KAnonymity(2), LDiversity(2)))["l_charges"] == 4
+    assert "l_charges" not in lower_bounds(rt, DistinctLDiversity(2))
+    # the LP core's optimum over every vector is at least the charges: then they are skipped
+    skipped = lower_bounds(rt, LDiversity(2), known_lp={"frequency": 4}, lp_complete=True)
+    assert "l_charges" not in skipped
+    import polars as pl
+
+    df = pl.DataFrame({"a": ["0", "1", "1", "1", "1", "1", "1", "1"],
+                       "b": ["0", "0", "0", "0", "0", "1", "1", "1"],
+                       "s": ["x", "x", "x", "y", "z", "x", "y", "y"]})
+    for method in ("auto", "merge-repair", "tp"):
+        bounds = starmin.anonymize(df, ["a", "b"], "s", l=2, method=method).report[
+            "lower_bounds"]
+        assert bounds["l_charges"] == 4 == bounds["best"], (method, bounds)
