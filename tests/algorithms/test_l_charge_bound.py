@@ -10,6 +10,8 @@ frequency l-diversity only."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -36,11 +38,11 @@ def _table(seed: int, l: int) -> starmin.RowTypes:
     return starmin.RowTypes.from_arrays(X, sa)
 
 
-def _bound(rt: starmin.RowTypes, l: int, **limits: int) -> int | None:
+def _bound(rt: starmin.RowTypes, l: int, **options: Any) -> int | None:
     h = rt.sensitive_histograms(rt.counts)[0]
     needed = ((h > 0).sum(axis=1) < l) | (leaving_rows(h, l).sum(axis=1) > 0)
     lev = levels(rt.codes, h, l, needed)
-    return frequency_charge_bound(rt.codes, h, l, lev, last_level(rt.m, rt.t_in), **limits)
+    return frequency_charge_bound(rt.codes, h, l, lev, last_level(rt.m, rt.t_in), **options)
 
 
 @pytest.mark.parametrize("l", [2, 3])
@@ -62,6 +64,44 @@ def test_never_above_the_optimum_and_above_the_other_bounds_somewhere(l: int) ->
         above += c > max(b.values())
     assert feasible >= 20 and charged >= 15
     assert above >= 5, above
+
+
+@pytest.mark.parametrize("l", [2, 3])
+def test_the_smaller_lp_is_a_bound_too_and_the_fallback(l: int) -> None:
+    checked = smaller = 0
+    for seed in range(120):
+        rt = _table(seed, l)
+        try:
+            opt = int(brute_force.solve(rt, LDiversity(l)).stars)
+        except Infeasible:
+            continue
+        full, fixed = _bound(rt, l, fixed_level=0), _bound(rt, l, fixed_level=1)
+        if fixed is None:
+            continue
+        checked += 1
+        assert fixed <= opt, (seed, fixed, opt)
+        assert full is not None and fixed <= full, (seed, fixed, full)  # a restriction
+        smaller += fixed < full
+        assert _bound(rt, l) == full  # the full LP when it fits
+    assert checked >= 15 and smaller >= 1
+
+
+def test_over_the_limit_the_smaller_lp_is_tried() -> None:
+    # a table where the smaller LP gives less: as the nonzero limit rises, the bound goes
+    # from none to the smaller LP's to the full LP's
+    rt = next(t for t in (_table(seed, 2) for seed in range(120))
+              if (f := _bound(t, 2, fixed_level=1)) is not None
+              and f < (_bound(t, 2, fixed_level=0) or 0))
+    full, fixed = _bound(rt, 2, fixed_level=0), _bound(rt, 2, fixed_level=1)
+    seen = []
+    for limit in range(0, 3000, 5):
+        got = _bound(rt, 2, max_nonzeros=limit)
+        if not seen or seen[-1] != got:
+            seen.append(got)
+    assert seen == [None, fixed, full]
+    said: list[str] = []
+    _bound(rt, 2, max_nonzeros=0, progress=said.append)
+    assert len(said) == 2 and all("over its limit" in line for line in said)
 
 
 def test_a_literal_table_where_the_charges_reach_the_optimum() -> None:

@@ -10,7 +10,11 @@ Setting: one sensitive column's histogram ``c(v, u)`` (rows of row type ``v`` wi
 level ``L(v) >= 1`` (:func:`.diversity_levels.levels` for ``q = l``: the fewest stars of a
 group containing ``v`` that holds ``l`` distinct values). Its cells get charges ``a(v, u)``
 free in ``[-(L(v) + 1), L(v) + 1]`` when ``L(v) <= last`` (the levels enumerated in full,
-:func:`.diversity_levels.last_level`), else fixed at ``L(v)``.
+:func:`.diversity_levels.last_level`), else fixed at ``L(v)``. A row type holding fewer than
+``l`` values may be fixed at ``L(v)`` in any case (its own bucket and every bucket of level
+``< L(v)`` holding it hold fewer than ``l`` values, and at ``s >= L(v)`` its cells have ``a -
+s <= 0``): when the LP is over its nonzero limit, a smaller one fixes those of level 1 (most
+of the rows that must leave) and is tried instead, a restriction, so still a bound.
 
 **Claim.** For a star set ``S`` (``s = |S|``) and a bucket ``B = B(S, .)`` (the rows that
 agree outside ``S``) let ``W(B, u)`` be the largest ``a(v, u) - s`` over the cells of value
@@ -52,7 +56,9 @@ the other diversity bounds' best 2,330 / 3,069; the first 8,000 rows: 8.5 / 48 s
 11,501 against 6,867 / 9,470 (l = 5 is over the iteration limit). The whole table: l = 2
 255,000 nonzeros, 2-5 s, 12,959 (the LP core's column generation, run by ``auto`` there,
 reaches 13,030); l = 3 513,000 nonzeros, 217 s, 20,042 (against 18,096; the LP core's
-optimum is 20,682): over the limits, as are l = 4 .. 6.
+optimum is 20,682): over the limits, as are l = 4 .. 6. The smaller LP: l = 3 241,000
+nonzeros, 21,000 iterations, about 4 s, 18,853; l = 4 348,000 nonzeros (6 s, 24,453) and
+l = 5 397,000 (15 s, 29,505): over the limit; l = 6 34,031, below ``l_value_flow``.
 
 References
 ----------
@@ -107,7 +113,8 @@ class _Cells:
 def frequency_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.integer], l: int,
                            lev: NDArray[np.int64], last: int, progress: Progress | None = None,
                            *, max_nonzeros: int = MAX_NONZEROS,
-                           max_iterations: int = MAX_ITERATIONS) -> int | None:
+                           max_iterations: int = MAX_ITERATIONS,
+                           fixed_level: int | None = None) -> int | None:
     """The charge LP bound on the fewest stars of a frequency l-diverse release, for the
     ``(t_in, r)`` ``histogram`` of one sensitive column, or ``None`` when no row type needs
     a star, the LP is over its work limits, HiGHS does not finish it or its answer fails the
@@ -115,7 +122,9 @@ def frequency_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.int
 
     ``lev`` are the row types' levels for ``q = l`` (:func:`.diversity_levels.levels`, every
     row type that is not l-eligible among those it was asked for) and ``last`` the highest
-    level it enumerated in full (:func:`.diversity_levels.last_level`)."""
+    level it enumerated in full (:func:`.diversity_levels.last_level`). The full LP is tried
+    first and, over the nonzero limit, the smaller one with the row types holding fewer than
+    ``l`` values at level 1 fixed; ``fixed_level`` (0 or 1) asks for one of them only."""
     report = progress or silent
     c = np.asarray(histogram, dtype=np.int64)
     lev = np.asarray(lev, dtype=np.int64)
@@ -126,28 +135,36 @@ def frequency_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.int
     eligible = l * c.max(axis=1) <= c.sum(axis=1)
     if (lev[~eligible] < 1).any():
         raise ValueError("every row type that is not l-eligible needs its level (>= 1)")
-    free_t = ~eligible & (lev <= last)
-    if not free_t.any():
-        return None
-    cells = _cells(c, eligible, free_t, lev)
+    few = (c > 0).sum(axis=1) < l
     keys = PatternKeys(np.asarray(codes))
-    lp = _build(keys, cells, lev, free_t, last, l, r, max_nonzeros)
-    if lp is None:
-        report(f"bounds: no l charge LP (over its limit of {max_nonzeros:,} nonzeros)")
-        return None
-    f = cells.free
-    if lp.n_rows == 0:  # no bucket can fail: every free charge at its upper end
-        a: NDArray[np.float64] | None = cells.hi[f]
-    else:
-        a = solve(lp, cells.n[f].astype(np.float64), max_iterations, report, "l charge LP")
-    if a is None:
-        return None
-    ticks = np.floor(cells.hi * GRID).astype(np.int64)  # charges in units of 1 / GRID
-    ticks[f] = to_ticks(a, cells.lo[f], cells.hi[f])
-    if not satisfied(keys, cells, lev, free_t, last, l, r, ticks / GRID):
-        report("bounds: l charge LP answer failed its check: no bound from it")
-        return None
-    return max(0, ceil_ticks(int((cells.n * ticks).sum())))
+    for fixed in (0, 1) if fixed_level is None else (fixed_level,):
+        free_t = ~eligible & (lev <= last) & ~(few & (lev <= fixed))
+        if not free_t.any():
+            continue
+        cells = _cells(c, eligible, free_t, lev)
+        lp = _build(keys, cells, lev, free_t, last, l, r, max_nonzeros)
+        if lp is None:
+            report(f"bounds: no l charge LP{_SMALLER[fixed]} (over its limit of "
+                   f"{max_nonzeros:,} nonzeros)")
+            continue
+        f = cells.free
+        if lp.n_rows == 0:  # no bucket can fail: every free charge at its upper end
+            a: NDArray[np.float64] | None = cells.hi[f]
+        else:
+            a = solve(lp, cells.n[f].astype(np.float64), max_iterations, report,
+                      f"l charge LP{_SMALLER[fixed]}")
+        if a is None:
+            return None
+        ticks = np.floor(cells.hi * GRID).astype(np.int64)  # charges in units of 1 / GRID
+        ticks[f] = to_ticks(a, cells.lo[f], cells.hi[f])
+        if not satisfied(keys, cells, lev, free_t, last, l, r, ticks / GRID):
+            report("bounds: l charge LP answer failed its check: no bound from it")
+            return None
+        return max(0, ceil_ticks(int((cells.n * ticks).sum())))
+    return None
+
+
+_SMALLER = {0: "", 1: " (level-1 row types of too few values fixed)"}
 
 
 def _cells(c: IntArray, eligible: NDArray[np.bool_], free_t: NDArray[np.bool_],
