@@ -42,8 +42,9 @@ def main() -> None:
     ap.add_argument("--l", type=int, nargs="*", default=[3, 5])
     args = ap.parse_args()
     df = pl.read_csv(ADULT, separator=";")
+    runs: list[dict[str, object]] = []
     out: dict[str, object] = {"started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
-                              "load_average": os.getloadavg(), "runs": []}
+                              "load_average": os.getloadavg(), "runs": runs}
     print("| rows | l | other bounds (best) | l_charges, limits | l_charges, no limits "
           "| CPU s, no limits |")
     print("|---:|---:|---:|---:|---:|---:|")
@@ -63,7 +64,7 @@ def main() -> None:
             cpu = time.process_time() - t
             run = {"rows": n, "l": l, "other": other, "l_charges": limited,
                    "l_charges_no_limits": free, "cpu_s": round(cpu, 2)}
-            out["runs"].append(run)  # type: ignore[union-attr]
+            runs.append(run)
             print(f"| {n:,} | {l} | {max(other.values()):,} | "
                   f"{'-' if limited is None else f'{limited:,}'} | "
                   f"{'-' if free is None else f'{free:,}'} | {cpu:.2f} |", flush=True)
