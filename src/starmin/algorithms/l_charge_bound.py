@@ -50,15 +50,16 @@ bound is the charges' sum rounded up.
 Work limits, never a clock: the LP is not built past :data:`MAX_NONZEROS` nonzeros, and
 HiGHS stops after :data:`MAX_ITERATIONS` simplex iterations (then no bound).
 
-Cost (ARX adult, 8 QIs, occupation sensitive; 2026-11-26, one core, without the limits;
-``bench/l_charges.py``): the first 2,000 rows, l = 3 / 5: 0.5 / 1.9 s, 2,615 / 3,636 against
-the other diversity bounds' best 2,330 / 3,069; the first 8,000 rows: 8.5 / 48 s, 7,604 /
-11,501 against 6,867 / 9,470 (l = 5 is over the iteration limit). The whole table: l = 2
-255,000 nonzeros, 2-5 s, 12,959 (the LP core's column generation, run by ``auto`` there,
-reaches 13,030); l = 3 513,000 nonzeros, 217 s, 20,042 (against 18,096; the LP core's
-optimum is 20,682): over the limits, as are l = 4 .. 6. The smaller LP: l = 3 241,000
-nonzeros, 21,000 iterations, about 4 s, 18,853; l = 4 348,000 nonzeros (6 s, 24,453) and
-l = 5 397,000 (15 s, 29,505): over the limit; l = 6 34,031, below ``l_value_flow``.
+Cost (ARX adult, 8 QIs, occupation sensitive; 2026-11-26, one core; ``bench/l_charges.py``):
+the first 2,000 rows, l = 3 / 5: 0.4 / 1.6 s, 2,615 / 3,636 against the other diversity
+bounds' best 2,330 / 3,069; the first 8,000 rows: l = 3 6.5-8.5 s, 7,604 against 6,867; l =
+5 is over the nonzero limit, its smaller LP 2 s, 10,456 against 9,470 (the full LP, 48 s
+without the limits, 11,501). The whole table: l = 2 260,000 nonzeros, 12,959 in 2-5 s (the
+LP core's column generation, run by ``auto`` there, reaches 13,030); l = 3 513,000
+nonzeros, 217 s, 20,042 (against 18,096; the LP core's optimum is 20,682), over the limit,
+its smaller LP 241,000 nonzeros, 19,000 iterations, 4-5 s, 18,854; l = 4 and 5's smaller
+LPs need 348,000 and 397,000 nonzeros (6 and 15 s, 24,453 and 29,505): over the limit; l =
+6's gives 34,031, below ``l_value_flow``.
 
 References
 ----------
@@ -81,12 +82,15 @@ from starmin.algorithms.bounds import bucket_members, top_sums
 from starmin.algorithms.charge_lp import GRID, Program, ceil_ticks, solve, to_ticks
 from starmin.algorithms.heuristic.pattern_keys import IntArray, PatternKeys, masks_of_level
 
-MAX_NONZEROS = 300_000
+MAX_NONZEROS = 250_000
 """The LP is not built beyond this many nonzeros (adult's first 8,000 rows: l = 3 needs
-181,000, l = 5 255,000; the whole table: l = 2 260,000, l = 3 513,000)."""
-MAX_ITERATIONS = 30_000
+181,000, l = 5 255,000, its smaller LP 119,000; the whole table: l = 3 513,000, its smaller
+LP 241,000)."""
+MAX_ITERATIONS = 22_000
 """HiGHS's simplex iteration limit; a stopped LP gives no bound (adult's first 8,000 rows:
-l = 3 needs 20,000, l = 5 31,000; an iteration cost 0.1-1.6 ms on these tables)."""
+l = 3 needs 20,000 (8.5 s); the whole table, l = 3's smaller LP 19,000 (4-5 s)). An
+iteration cost 0.1-1.6 ms on the tables measured, so an LP stopped at the limit can cost up
+to about 35 s for nothing: the limit bounds the work, not the time."""
 
 
 @dataclass(frozen=True)
