@@ -14,7 +14,9 @@ Greedy (deterministic; ties broken by the row types' and patterns' order).
 1. *Level 0.* Every row type keeps ``min(c(v, u), h*(v))`` rows of each value ``u``
    star-free, its phase-one height (Xiao, Yi & Tao, Sec. 5.2): the largest l-eligible part.
    The rest of its rows are *free*.
-2. *Level j = 1 .. m.* For every pattern of ``j`` stars (in lexicographic order) and every
+2. *Level j = 1 .. m.* For frequency l-diversity and ``j <= lp_levels`` (default 2), the
+   placement LP of :mod:`._level_lp` first decides the level's groups together and forms
+   its classes. Then, for every pattern of ``j`` stars (most rows placed first) and every
    group of row types that agree outside it, the free rows of the group are pooled and phase
    one is applied to the pool: its largest l-eligible part becomes one class (released as
    the suppressor of its row types, so with ``j`` stars or fewer), its rows no longer free.
@@ -30,7 +32,9 @@ formed at a level satisfies the model. Merge-repair's ``auto`` uses this start o
 frequency l-diversity (:func:`.merge_repair.level_suits` says why).
 
 Work: ``O(2^m t_in (m + s))`` (every pattern groups the row types once), as the lower
-bound's level enumeration; ``m`` is at most 16 here (:func:`level_suits`).
+bound's level enumeration; ``m`` is at most 16 here (:func:`level_suits`). The placement LPs
+add an interior-point solve of at most :data:`._level_lp.MAX_NONZEROS` nonzeros per LP level
+(adult: about 1-3 s in all).
 
 References: Xiao, Yi & Tao, EDBT 2010, Sec. 5.2 (phase one) and Lemma 1 (l-eligibility is
 closed under union); Liang & Yuan, Sec. 2 (a class is released as its suppressor).
@@ -41,6 +45,7 @@ from __future__ import annotations
 import numpy as np
 
 from starmin.algorithms.approx.tp_phases import phase_one_heights
+from starmin.algorithms.heuristic._level_lp import LP_LEVELS, level_lp_classes
 from starmin.algorithms.heuristic._merge_state import Judge
 from starmin.algorithms.heuristic.pattern_keys import (
     IntArray,
@@ -58,10 +63,12 @@ MAX_M = 16
 
 
 def level_plan(rt: RowTypes, judge: Judge, l: int | None, method: str,
-               guarantee: Guarantee) -> ReleasePlan:
+               guarantee: Guarantee, lp_levels: int = LP_LEVELS) -> ReleasePlan:
     """The start partition of the module docstring as a plan. ``l``: frequency l-diversity's
     (one sensitive column), whose largest l-eligible part phase one finds; without it a row
-    type or a pool is taken whole when ``judge`` passes it, else not at all."""
+    type or a pool is taken whole when ``judge`` passes it, else not at all. ``lp_levels``:
+    with ``l``, levels ``1..lp_levels`` first form the classes of the placement LP
+    (:mod:`._level_lp`), then the greedy takes what is left."""
     counts = rt.counts.astype(np.int64)
     kept = _part(counts, judge, l)
     free = counts - kept
@@ -74,6 +81,8 @@ def level_plan(rt: RowTypes, judge: Judge, l: int | None, method: str,
         masks = masks_of_level(rt.m, j)
         if not free.any():
             break
+        if l is not None and j <= lp_levels:
+            groups.extend(level_lp_classes(patterns, free, l, j, rt.m) or [])
         gain = [0 if (p := _pools(patterns.keys(mask), free, judge, l)) is None
                 else int(p[4].sum()) for mask in masks]  # rows each pattern would place
         for i in np.argsort(-np.array(gain), kind="stable").tolist():

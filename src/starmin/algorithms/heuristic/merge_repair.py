@@ -67,7 +67,6 @@ N. Li, T. Li and S. Venkatasubramanian, ICDE 2007, Sec. 4 (t-closeness, EMD).
 from __future__ import annotations
 
 import heapq
-import math
 import time
 from dataclasses import dataclass, replace
 from typing import Any
@@ -79,6 +78,7 @@ from starmin.algorithms._progress import Meter
 from starmin.algorithms.base import Algorithm, AutoRun, Progress, silent
 from starmin.algorithms.heuristic._carve import carve
 from starmin.algorithms.heuristic._judge import compile_judge
+from starmin.algorithms.heuristic._level_lp import LP_LEVELS as LEVEL_LP_LEVELS
 from starmin.algorithms.heuristic._merge_state import BIG, Classes, IntArray, Judge, Members
 from starmin.algorithms.heuristic._moves import improve
 from starmin.algorithms.heuristic._pull import best_eject, best_pull, first_stable
@@ -110,6 +110,7 @@ class Settings:
     start: str | tuple[str, ...] = "auto"
     start_k: int | None = None
     start_lp_levels: int = 3
+    level_lp_levels: int = LEVEL_LP_LEVELS
     width: int = 256
     rules: tuple[str, ...] = RULES
     h: int = 64
@@ -136,6 +137,9 @@ class Settings:
         if not st.starts or any(x not in STARTS for x in st.starts):
             raise InvalidInput(f"unknown start {st.start!r} for {NAME}: use "
                                f"{', '.join(STARTS)} (or several of them)")
+        if st.level_lp_levels < 0:
+            raise InvalidInput(f"level_lp_levels must be >= 0, got {st.level_lp_levels}: use "
+                               f"e.g. level_lp_levels={LEVEL_LP_LEVELS} (0: the greedy alone)")
         if st.donors < 0:
             raise InvalidInput(f"donors must be >= 0, got {st.donors}: use e.g. donors=32")
         for name in ("width", "h"):
@@ -169,7 +173,9 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     ``"diverse"``),
     ``start_k`` (the class size pattern-packing starts from; default
     :func:`._start.start_size`), ``start_lp_levels`` (the levels with a bucket LP in that
-    start, default 3; 0: the greedy levels only), ``width`` (partners judged per merge,
+    start, default 3; 0: the greedy levels only), ``level_lp_levels`` (the levels of the
+    level start whose classes the placement LP of :mod:`._level_lp` forms first, frequency
+    l-diversity only; default 2; 0: the greedy alone), ``width`` (partners judged per merge,
     default 256), ``rules`` (partner rules, each a full repair, the best release kept; default
     ``("cost", "spread")``), ``donors`` (partners a class may pull rows from, default 32; 0: no
     pulls), ``eject`` (default True), ``h`` and ``full_scan`` (partners are sought among ``h``
@@ -303,7 +309,8 @@ def initial_plan(rt: RowTypes, model: PrivacyModel, st: Settings, seed: int, jud
     if start == "levels":
         from starmin.algorithms.heuristic._level_start import level_plan
 
-        return "levels", level_plan(rt, judge, level_l(model, rt), NAME, GUARANTEE)
+        return "levels", level_plan(rt, judge, level_l(model, rt), NAME, GUARANTEE,
+                                    st.level_lp_levels)
     if start == "diverse" or (start == "auto" and diverse_suits(model)):
         from starmin.algorithms.heuristic._diverse_start import diverse_plan
 
@@ -488,15 +495,13 @@ def auto_run(model: PrivacyModel, rt: RowTypes, units_left: float) -> AutoRun:
     the start size. With the diverse start (:func:`diverse_suits`) the variants are both rules,
     rule ``spread``, and rule ``spread`` without polishing (:func:`diverse_work`); where the
     level start suits too (:func:`level_suits`), first both starts with both rules and with
-    rule ``spread`` (:func:`level_work`), then the level start with rule ``spread``, then the
-    diverse start's variants. The repair after the level start grows faster with ``l`` than
-    the estimate (the rows no level places; adult, the whole run with rule ``spread``: 2.0 /
-    2.4 / 3.3 / 13.2 CPU s for l = 2 / 3 / 4 / 6), so its estimate is the diverse start's
-    repair times ``sqrt(k / 2)``. On adult (8 QIs, occupation; 7.4 of the 8 units left when
-    merge-repair's turn comes) the ladder takes the level start with rule ``spread`` for
-    l = 2, 3, 4 (4, 16 and 13 % fewer stars than the diverse start without polishing, taken
-    before) and that diverse variant for l = 5 and 6, where the level start released 5 % fewer
-    and 7 % more stars at 8-13 CPU s (docs/benchmarks.md)."""
+    rule ``spread`` (:func:`level_work`, with the placement LPs of :mod:`._level_lp`), then the
+    level start with rule ``spread``, then the same with the placement LP at level 1 only,
+    then the diverse start's variants. The repair after the level start is estimated as
+    :data:`LEVEL_REPAIR` times the diverse start's repair times ``(k / 2)^1.5``. On adult (8 QIs,
+    occupation; 7.4 of the 8 units left when merge-repair's turn comes) the ladder takes the
+    level start with rule ``spread`` for l = 2, 3, 4, the level-1 LP variant for l = 5 and the
+    diverse variant without polishing for l = 6 (docs/benchmarks.md)."""
     from starmin.algorithms.heuristic.pattern_packing import greedy_work, lp_work
 
     k = start_size(model, rt, make_judge(model, rt))
@@ -509,12 +514,17 @@ def auto_run(model: PrivacyModel, rt: RowTypes, units_left: float) -> AutoRun:
                         {"rules": ("spread",), "refine": False, "moves": False},
                         "rule spread only, carving its only polish")]
         if level_suits(model, rt):  # both starts where the budget allows; else as before
-            both = start + level_work(rt)
+            l = level_l(model, rt)
+            levels = level_work(rt, l, LEVEL_LP_LEVELS)
+            both = start + levels
+            level_repair = LEVEL_REPAIR * after * (k / 2) ** 1.5
             runs = [AutoRun(both + 4 * after),
                     AutoRun(both + 2 * after, {"rules": ("spread",)}, "rule spread only"),
-                    AutoRun(level_work(rt) + after * math.sqrt(k / 2),
-                            {"start": "levels", "rules": ("spread",)},
+                    AutoRun(levels + level_repair, {"start": "levels", "rules": ("spread",)},
                             "level start only, rule spread only"),
+                    AutoRun(level_work(rt, l, 1) + level_repair,
+                            {"start": "levels", "rules": ("spread",), "level_lp_levels": 1},
+                            "level start only (placement LP at level 1), rule spread only"),
                     replace(runs[1], options={"start": "diverse", "rules": ("spread",)},
                             note="diverse start only, rule spread only"),
                     replace(runs[2], options={"start": "diverse", **runs[2].options},
@@ -528,6 +538,10 @@ def auto_run(model: PrivacyModel, rt: RowTypes, units_left: float) -> AutoRun:
     return next((r for r in runs if r.work <= units_left), runs[-1])
 
 
+LEVEL_REPAIR = 0.2
+"""The repair after the level start with its placement LPs, relative to the diverse start's
+repair times ``(k / 2)^1.5`` (adult, frequency l = 2..6: 0.55, 0.7, 1.2, 2.7 and 4.7 CPU s
+against estimates 0.4, 1.0, 1.9, 3.2 and 4.8)."""
 DIVERSE_REPAIR = 0.4
 """Repair and polish after the diverse start, relative to :func:`repair_work` (adult,
 frequency l = 2, 4, 6: 2.2, 2.9 and 5.4 CPU s against estimates 5.0, 8.5 and 11.5)."""
@@ -538,10 +552,14 @@ estimates 6.3 and 6.7; carving added 0.5-2 CPU s on 2026-11-26: l = 5 and 6 took
 12.4 s at load 1-2, docs/benchmarks.md)."""
 
 
-def level_work(rt: RowTypes) -> float:
+def level_work(rt: RowTypes, l: int | None = None, lp_levels: int = 0) -> float:
     """Estimated work units of the level start (:mod:`._level_start`): ``2e-8 x 2^m x t_in
-    x (m + s)`` (adult, 8 QIs, occupation: 1.4 units; measured 1.1-1.8 CPU s for l = 2..6)."""
-    return 2e-8 * 2 ** rt.m * rt.t_in * (rt.m + rt.s)
+    x (m + s)`` (adult, 8 QIs, occupation: 1.4 units; measured 1.1-1.8 CPU s for l = 2..6),
+    plus, with placement LPs (frequency ``l``, ``lp_levels >= 1``), :func:`._level_lp.work`."""
+    from starmin.algorithms.heuristic._level_lp import work
+
+    greedy = 2e-8 * 2 ** rt.m * rt.t_in * (rt.m + rt.s)
+    return greedy + (work(rt.counts, l, rt.m, lp_levels) if l is not None else 0.0)
 
 
 def diverse_work(rt: RowTypes) -> float:

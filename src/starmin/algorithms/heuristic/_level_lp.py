@@ -1,0 +1,204 @@
+"""The placement LP of the level start: which free rows form l-eligible classes at one level.
+
+Why. At level ``j`` every pattern ``S`` of ``j`` stars groups the row types by their values
+outside ``S``; each group is a *bucket*, and a class formed of a bucket's rows costs at most
+``j`` stars per row. The greedy of :mod:`._level_start` visits the patterns one after another
+and gives each bucket the largest l-eligible part of the free rows still in it, so a row goes
+to the first bucket that can use it, whether or not another bucket needed it more. This LP
+decides the buckets of one level together. On ARX adult (8 QIs, occupation, frequency
+l = 3) the greedy places 9,247 of the 15,490 rows that level 0 leaves free at one star; the
+LP allows 11,561, and merge-repair's release from the level start falls from 27,220 to
+24,329 stars (docs/algorithms/merge-repair.md, "the placement LP").
+
+The LP (frequency l-diversity, one sensitive column; ``f(v, u)`` the free rows of row type
+``v`` with sensitive value ``u``; buckets ``B`` of the level's patterns holding at least two
+row types with free rows and free rows of at least ``l`` values)::
+
+    maximize    sum y(B, v, u)
+    subject to  sum_B y(B, v, u)  <=  f(v, u)                 every cell (v, u)
+                sum_v y(B, v, u)  <=  Y(B) / l                 every bucket B, value u in B
+                Y(B)              <=  sum_{v, u} y(B, v, u)    every bucket B
+                y, Y >= 0
+
+``Y(B)`` is the bucket's class size: a class is l-eligible (frequency l-diversity) exactly
+when no value holds more than ``1 / l`` of it. The auxiliary ``Y`` keeps the matrix at
+``2 |y| + (values per bucket) + 1`` nonzeros per bucket instead of ``|y| x (values + 1)``.
+
+Rounding. ``y`` is rounded down. Each bucket keeps the largest l-eligible part of its rounded
+pool (TP's phase one, Xiao, Yi & Tao, Sec. 5.2: ``min(pool(u), h*)`` of each value), taken
+from its row types in the LP's order; that part becomes one class. So every class formed is
+l-eligible, no cell gives more rows than it has free, and the greedy then runs on what is
+left at the same level.
+
+Solver and work limits. HiGHS's interior point method with crossover (through scipy), which
+on these LPs is about 10x faster than its dual simplex (adult, l = 3, level 1: 2.0 s against
+24.5 s), within ``max_iterations`` iterations; an LP of more than
+``max_nonzeros`` nonzeros is not built. Either limit leaves the level to the greedy. Both are
+work limits: the result never depends on the clock.
+
+Guarantee: **heuristic** (a start for merge-repair, which repairs and verifies the release).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from starmin.algorithms.approx.tp_phases import phase_one_heights
+from starmin.algorithms.heuristic.pattern_keys import (
+    IntArray,
+    PatternKeys,
+    key_runs,
+    masks_of_level,
+)
+
+Group = tuple[IntArray, IntArray, IntArray]
+
+LP_LEVELS = 2
+"""Levels whose classes the placement LP forms first (adult, 8 QIs, occupation, merge-repair's
+release from the level start, rule ``spread``, greedy alone -> LP at levels 1 and 2:
+l = 2 15,396 -> 13,444 stars; l = 3 27,220 -> 23,722; l = 4 42,827 -> 38,342; with the LP at
+level 1 only, l = 3 gave 24,329)."""
+MAX_NONZEROS = 400_000
+"""Largest LP built (adult, 8 QIs, l = 2..6: 16,000-114,000 nonzeros at levels 1 and 2)."""
+MAX_ITERATIONS = 100_000
+"""Iterations per LP, HiGHS's interior point and the simplex iterations of its crossover each
+(adult, l = 2..6: under 30 interior-point iterations; where HiGHS solves the presolved LP by
+simplex, l = 2 at level 1, 12,471 iterations in 0.9 s)."""
+
+
+def work(counts: IntArray, l: int, m: int, lp_levels: int = LP_LEVELS) -> float:
+    """Estimated work units of the placement LPs at levels ``1..lp_levels``: ``2.5e-5 x m x``
+    the cells (row type, value) with rows left free by level 0, for levels 1 and 2 (their
+    matrices hold about ``1.5 m`` nonzeros per such cell, and HiGHS took 12-20 CPU
+    microseconds per nonzero; adult, 8 QIs, l = 2..6: estimates 2.0-3.5 units, measured
+    1.3-3.6 CPU s), 0.6 of it for level 1 alone (measured 0.5-0.9), ``lp_levels / 2`` of it
+    beyond level 2."""
+    if lp_levels <= 0:
+        return 0.0
+    c = np.asarray(counts, dtype=np.int64)
+    free = c - np.minimum(c, phase_one_heights(c, l)[:, None])
+    share = 0.6 if lp_levels == 1 else lp_levels / 2
+    return 2.5e-5 * m * int(np.count_nonzero(free)) * share
+
+
+class Buckets:
+    """One level's buckets and their variables: variable ``i`` is ``y(bucket[i], v[i], u[i])``;
+    ``size`` is the number of buckets (the ``Y`` variables follow the ``y``)."""
+
+    def __init__(self, patterns: PatternKeys, free: IntArray, l: int, masks: list[int]):
+        alive = np.flatnonzero(free.sum(axis=1))
+        parts_b: list[IntArray] = []
+        parts_v: list[IntArray] = []
+        parts_u: list[IntArray] = []
+        size = 0
+        for mask in masks:
+            if len(alive) < 2:
+                break
+            order, starts, gid = key_runs(patterns.keys(mask)[alive])
+            types = alive[order]
+            rows, u = np.nonzero(free[types])            # cells, grouped by bucket
+            b = gid[rows]
+            many = np.bincount(gid, minlength=len(starts)) >= 2
+            seen = np.unique(b * free.shape[1] + u)       # (bucket, value) pairs
+            values = np.bincount(seen // free.shape[1], minlength=len(starts))
+            ok = many & (values >= l)
+            keep = ok[b]
+            if not keep.any():
+                continue
+            new_id = np.cumsum(ok) - 1 + size
+            size += int(ok.sum())
+            parts_b.append(new_id[b[keep]])
+            parts_v.append(types[rows[keep]].astype(np.int64))
+            parts_u.append(u[keep].astype(np.int64))
+        empty = np.zeros(0, dtype=np.int64)
+        self.bucket = np.concatenate(parts_b) if parts_b else empty
+        self.v = np.concatenate(parts_v) if parts_v else empty
+        self.u = np.concatenate(parts_u) if parts_u else empty
+        self.size = size
+        self.s = free.shape[1]
+        # the (bucket, value) constraints: one per distinct pair
+        pair = self.bucket * self.s + self.u
+        self.pairs, self.pair_of = np.unique(pair, return_inverse=True)
+        self.pair_of = np.asarray(self.pair_of, dtype=np.int64).reshape(-1)
+
+    @property
+    def nonzeros(self) -> int:
+        """Nonzeros of the LP's matrix (see the module docstring)."""
+        return 3 * len(self.bucket) + 2 * len(self.pairs) + self.size
+
+
+def level_lp_classes(patterns: PatternKeys, free: IntArray, l: int, j: int, m: int, *,
+                     max_nonzeros: int = MAX_NONZEROS, max_iterations: int = MAX_ITERATIONS
+                     ) -> list[Group] | None:
+    """The classes the placement LP forms at level ``j`` (module docstring), their rows taken
+    out of ``free`` (``(t_in, s)``); ``None`` when a work limit stops it (``free`` unchanged)."""
+    bk = Buckets(patterns, free, l, masks_of_level(m, j))
+    if bk.size == 0:
+        return []
+    if bk.nonzeros > max_nonzeros:
+        return None
+    y = _solve(bk, free, l, max_iterations)
+    if y is None:
+        return None
+    return _round(bk, free, l, y)
+
+
+def _solve(bk: Buckets, free: IntArray, l: int, max_iterations: int) -> IntArray | None:
+    """``y`` rounded down, by HiGHS's interior point method, or ``None`` at the limit."""
+    import scipy.sparse as sp  # the solver loads when a level start runs
+    from scipy.optimize import linprog
+
+    nv, nb = len(bk.bucket), bk.size
+    cells, cell_of = np.unique(bk.v * bk.s + bk.u, return_inverse=True)
+    cell_of = np.asarray(cell_of, dtype=np.int64).reshape(-1)
+    nc, npair = len(cells), len(bk.pairs)
+    y_col = np.arange(nv, dtype=np.int64)
+    Y_col = nv + np.arange(nb, dtype=np.int64)
+    pair_bucket = bk.pairs // bk.s
+    rows = np.concatenate([cell_of,                          # cells: sum_B y <= f
+                           nc + bk.pair_of,                   # values: sum_v y - Y / l <= 0
+                           nc + np.arange(npair),
+                           nc + npair + bk.bucket,            # buckets: Y - sum y <= 0
+                           nc + npair + np.arange(nb)])
+    cols = np.concatenate([y_col, y_col, Y_col[pair_bucket], y_col, Y_col])
+    vals = np.concatenate([np.ones(nv), np.ones(nv), np.full(npair, -1.0 / l),
+                           -np.ones(nv), np.ones(nb)])
+    A = sp.csr_matrix((vals, (rows, cols)), shape=(nc + npair + nb, nv + nb))
+    b = np.zeros(nc + npair + nb)
+    b[:nc] = free.reshape(-1)[cells]
+    c = np.concatenate([-np.ones(nv), np.zeros(nb)])
+    res = linprog(c, A_ub=A, b_ub=b, bounds=(0, None), method="highs-ipm",
+                  options={"maxiter": int(max_iterations), "disp": False})
+    if res.status != 0 or res.x is None:
+        return None
+    return np.floor(np.asarray(res.x[:nv]) + 1e-7).astype(np.int64)
+
+
+def _round(bk: Buckets, free: IntArray, l: int, y: IntArray) -> list[Group]:
+    """Each bucket's largest l-eligible part of its rounded pool, as one class (module
+    docstring, rounding); its rows leave ``free``."""
+    y = np.minimum(y, free[bk.v, bk.u])
+    live = np.flatnonzero(y > 0)
+    if not len(live):
+        return []
+    b, v, u, y = bk.bucket[live], bk.v[live], bk.u[live], y[live]
+    order, starts, gid = key_runs(b)                      # stable: the LP's order within
+    b, v, u, y = b[order], v[order], u[order], y[order]
+    pool = np.zeros((len(starts), bk.s), dtype=np.int64)
+    np.add.at(pool, (gid, u), y)
+    want = np.minimum(pool, phase_one_heights(pool, l)[:, None])   # (g, s)
+    # the rows of each (bucket, value) taken in order until its want is met
+    key = gid * bk.s + u
+    o2, s2, g2 = key_runs(key)
+    cum = np.cumsum(y[o2])
+    before = cum - y[o2] - (cum - y[o2])[s2][g2]
+    got = np.zeros_like(y)
+    got[o2] = np.clip(want[gid[o2], u[o2]] - before, 0, y[o2])
+    out: list[Group] = []
+    for lo, hi in zip(starts.tolist(), [*starts[1:].tolist(), len(b)], strict=True):
+        sel = np.flatnonzero(got[lo:hi]) + lo
+        if not len(sel):
+            continue
+        np.subtract.at(free, (v[sel], u[sel]), got[sel])
+        out.append((v[sel].copy(), u[sel].copy(), got[sel].copy()))
+    return out

@@ -1,0 +1,105 @@
+"""The placement LP of the level start (:mod:`starmin.algorithms.heuristic._level_lp`): every
+class it forms is l-eligible and sits within its level's stars, it takes no more rows than are
+free, its work limits leave the level to the greedy, and on a literal table it places rows
+the greedy cannot."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from starmin.algorithms.heuristic import _level_start, merge_repair
+from starmin.algorithms.heuristic._level_lp import level_lp_classes, work
+from starmin.algorithms.heuristic.pattern_keys import PatternKeys, masks_of_level
+from starmin.errors import InvalidInput
+from starmin.models import LDiversity
+from starmin.models.apply import holds
+from starmin.transform.plan import suppressor
+from tests.helpers.tables import from_rows, random_table
+
+
+def _free(counts: np.ndarray, l: int) -> np.ndarray:
+    c = counts.astype(np.int64)
+    return c - _level_start._part(c, None, l)
+
+
+def _greedy_level(pk: PatternKeys, free: np.ndarray, l: int, j: int, m: int) -> None:
+    """The level start's greedy at level ``j`` (patterns by rows placed, as level_plan)."""
+    masks = masks_of_level(m, j)
+    gain = [0 if (p := _level_start._pools(pk.keys(mask), free, None, l)) is None
+            else int(p[4].sum()) for mask in masks]
+    for i in np.argsort(-np.array(gain), kind="stable").tolist():
+        _level_start._level_classes(pk.keys(masks[i]), free, None, l)
+
+
+@pytest.mark.parametrize("l", [2, 3])
+def test_classes_are_eligible_within_their_level_and_take_only_free_rows(l: int) -> None:
+    formed = 0
+    for seed in range(30):
+        m = 3 + seed % 3
+        rt = random_table(300 + seed, 60 + 3 * seed, m, values=[2, 3, 2, 4, 3][:m],
+                          s=3 + seed % 3)
+        pk = PatternKeys(rt.codes)
+        free = _free(rt.counts, l)
+        for j in (1, 2):
+            before = free.copy()
+            groups = level_lp_classes(pk, free, l, j, m)
+            assert groups is not None
+            taken = np.zeros_like(free)
+            for types, keys, count in groups:
+                assert (count > 0).all()
+                np.add.at(taken, (types, keys), count)
+                hist = np.bincount(keys, weights=count, minlength=rt.s)[None, :]
+                assert holds(LDiversity(l), rt, hist.astype(np.int64)).all()
+                assert (suppressor(rt.codes[np.unique(types)]) < 0).sum() <= j
+                formed += 1
+            assert np.array_equal(before - taken, free)  # the rows taken left ``free``
+            assert (free >= 0).all()
+    assert formed >= 30
+
+
+def test_a_literal_table_where_the_lp_places_rows_the_greedy_cannot() -> None:
+    """Seven row types over three binary columns, two sensitive values, l = 2: no row type is
+    2-eligible alone, so level 0 leaves all 9 rows free. Row types A = 000 (value 1),
+    B = 010 (0, 0), C = 011 (0), D = 100 (0), E = 101 (1), F = 110 (0), G = 111 (1, 1).
+
+    Greedy: the patterns place 4 (star the first column: {A, D}, {C, G}), 2 (second: {A, B})
+    and 4 (third: {D, E}, {F, G}) rows; it takes the first, after which only {F, G} of the
+    third still forms a class: 6 rows. LP: {A, B}, {C, G}, {D, E}, {F, G}, 8 rows, the most
+    possible (a 2-eligible class holds no more value-0 rows than value-1 rows, and there are
+    four of value 1)."""
+    qi = [[0, 0, 0], [0, 1, 0], [0, 1, 0], [0, 1, 1], [1, 0, 0], [1, 0, 1], [1, 1, 0],
+          [1, 1, 1], [1, 1, 1]]
+    sa = [1, 0, 0, 0, 0, 1, 0, 1, 1]
+    rt = from_rows(qi, sa)
+    pk = PatternKeys(rt.codes)
+    greedy, lp = _free(rt.counts, 2), _free(rt.counts, 2)
+    assert greedy.sum() == 9
+    _greedy_level(pk, greedy, 2, 1, 3)
+    groups = level_lp_classes(pk, lp, 2, 1, 3)
+    assert groups is not None
+    assert 9 - greedy.sum() == 6
+    assert 9 - lp.sum() == 8
+
+
+def test_work_limits_leave_the_level_to_the_greedy() -> None:
+    rt = random_table(7, 80, 4, values=[2, 3, 2, 4], s=3)
+    pk = PatternKeys(rt.codes)
+    free = _free(rt.counts, 2)
+    before = free.copy()
+    assert level_lp_classes(pk, free, 2, 1, 4, max_nonzeros=1) is None
+    assert level_lp_classes(pk, free, 2, 1, 4, max_iterations=1) is None
+    assert np.array_equal(free, before)
+    assert level_lp_classes(pk, free, 2, 1, 4)  # without the limits it forms classes
+    assert work(rt.counts, 2, 4, 0) == 0.0 < work(rt.counts, 2, 4, 1) < work(rt.counts, 2, 4)
+
+
+def test_merge_repair_option_and_the_lp_start_release() -> None:
+    rt = random_table(11, 120, 4, values=[2, 3, 2, 4], s=4)
+    with pytest.raises(InvalidInput, match="level_lp_levels"):
+        merge_repair.solve(rt, LDiversity(2), start="levels", level_lp_levels=-1)
+    for lp_levels in (0, 1, 2):
+        plan = merge_repair.solve(rt, LDiversity(2), start="levels",
+                                  level_lp_levels=lp_levels)
+        assert holds(LDiversity(2), rt, plan.class_key_counts(rt.s)).all()
+        assert plan.certificate["start"] == "levels"
