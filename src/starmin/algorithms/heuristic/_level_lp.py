@@ -85,8 +85,11 @@ class Buckets:
     """One level's buckets and their variables: variable ``i`` is ``y(bucket[i], v[i], u[i])``;
     ``size`` is the number of buckets (the ``Y`` variables follow the ``y``)."""
 
-    def __init__(self, patterns: PatternKeys, free: IntArray, l: int, masks: list[int]):
+    def __init__(self, patterns: PatternKeys, free: IntArray, l: int, masks: list[int],
+                 max_nonzeros: int | None = None):
         alive = np.flatnonzero(free.sum(axis=1))
+        self.over = False  # the build stopped past ``max_nonzeros``
+        nnz = 0
         parts_b: list[IntArray] = []
         parts_v: list[IntArray] = []
         parts_u: list[IntArray] = []
@@ -107,6 +110,10 @@ class Buckets:
                 continue
             new_id = np.cumsum(ok) - 1 + size
             size += int(ok.sum())
+            nnz += 3 * int(keep.sum()) + 2 * int(ok[seen // free.shape[1]].sum()) + int(ok.sum())
+            if max_nonzeros is not None and nnz > max_nonzeros:
+                self.over = True
+                break
             parts_b.append(new_id[b[keep]])
             parts_v.append(types[rows[keep]].astype(np.int64))
             parts_u.append(u[keep].astype(np.int64))
@@ -132,11 +139,11 @@ def level_lp_classes(patterns: PatternKeys, free: IntArray, l: int, j: int, m: i
                      ) -> list[Group] | None:
     """The classes the placement LP forms at level ``j`` (module docstring), their rows taken
     out of ``free`` (``(t_in, s)``); ``None`` when a work limit stops it (``free`` unchanged)."""
-    bk = Buckets(patterns, free, l, masks_of_level(m, j))
+    bk = Buckets(patterns, free, l, masks_of_level(m, j), max_nonzeros)
+    if bk.over or bk.nonzeros > max_nonzeros:
+        return None
     if bk.size == 0:
         return []
-    if bk.nonzeros > max_nonzeros:
-        return None
     y = _solve(bk, free, l, max_iterations)
     if y is None:
         return None
