@@ -5,31 +5,47 @@ the greedy cannot."""
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
+from starmin.algorithms.approx.tp_phases import phase_one_heights
 from starmin.algorithms.heuristic import _level_start, merge_repair
 from starmin.algorithms.heuristic._level_lp import level_lp_classes, work
 from starmin.algorithms.heuristic.pattern_keys import PatternKeys, masks_of_level
 from starmin.errors import InvalidInput
-from starmin.models import LDiversity
+from starmin.models import (
+    AllOf,
+    DistinctLDiversity,
+    EntropyLDiversity,
+    KAnonymity,
+    LDiversity,
+    RecursiveCLDiversity,
+)
 from starmin.models.apply import holds
+from starmin.models.base import PrivacyModel
 from starmin.transform.plan import suppressor
 from tests.helpers.tables import from_rows, random_table
 
 
 def _free(counts: np.ndarray, l: int) -> np.ndarray:
     c = counts.astype(np.int64)
-    return c - _level_start._part(c, None, l)
+    return c - np.minimum(c, phase_one_heights(c, l)[:, None])
+
+
+def _never(pool: np.ndarray) -> np.ndarray:
+    """A judge that passes no pool: the level start then takes each pool's phase-one part."""
+    return np.zeros(len(pool), dtype=bool)
 
 
 def _greedy_level(pk: PatternKeys, free: np.ndarray, l: int, j: int, m: int) -> None:
     """The level start's greedy at level ``j`` (patterns by rows placed, as level_plan)."""
     masks = masks_of_level(m, j)
-    gain = [0 if (p := _level_start._pools(pk.keys(mask), free, None, l)) is None
+    gain = [0 if (p := _level_start._pools(pk.keys(mask), free, _never, l)) is None
             else int(p[4].sum()) for mask in masks]
     for i in np.argsort(-np.array(gain), kind="stable").tolist():
-        _level_start._level_classes(pk.keys(masks[i]), free, None, l)
+        _level_start._level_classes(pk.keys(masks[i]), free, _never, l)
 
 
 @pytest.mark.parametrize("l", [2, 3])
@@ -103,3 +119,47 @@ def test_merge_repair_option_and_the_lp_start_release() -> None:
                                   level_lp_levels=lp_levels)
         assert holds(LDiversity(2), rt, plan.class_key_counts(rt.s)).all()
         assert plan.certificate["start"] == "levels"
+
+
+IMPLIED = [DistinctLDiversity(2), DistinctLDiversity(3), EntropyLDiversity(2),
+           EntropyLDiversity(3), RecursiveCLDiversity(2, 2), RecursiveCLDiversity(4, 3),
+           RecursiveCLDiversity(Fraction(11, 10), 3)]
+
+
+def test_implied_l_names_the_models_every_l_eligible_class_satisfies() -> None:
+    """The claim of ``merge_repair.implied_l``, checked on every histogram of up to 9 rows
+    over 4 values: a class with no value above ``1 / l`` of it satisfies each model named,
+    and recursive (1, l)-diversity (not named) fails on some of them."""
+    rt = random_table(3, 30, 2, values=[2, 2], s=4)
+    grid = np.array(np.meshgrid(*[np.arange(5)] * 4)).reshape(4, -1).T
+    grid = grid[(grid.sum(axis=1) > 0) & (grid.sum(axis=1) <= 9)]
+    for model in IMPLIED:
+        l = merge_repair.implied_l(model)
+        assert l == model.l
+        eligible = grid[grid.max(axis=1) * l <= grid.sum(axis=1)]
+        assert len(eligible) > 20
+        assert holds(model, rt, eligible).all(), model.name
+    for model in (RecursiveCLDiversity(1, 3), LDiversity(2), KAnonymity(3),
+                  AllOf(DistinctLDiversity(2), KAnonymity(2))):
+        assert merge_repair.implied_l(model) is None
+    eligible = grid[grid.max(axis=1) * 3 <= grid.sum(axis=1)]
+    assert not holds(RecursiveCLDiversity(1, 3), rt, eligible).all()
+
+
+@pytest.mark.parametrize("model", IMPLIED, ids=lambda m: m.name)
+def test_the_level_start_of_an_implied_model_forms_classes_that_satisfy_it(
+        model: PrivacyModel) -> None:
+    checked = 0
+    for seed in range(12):
+        rt = random_table(700 + seed, 80 + 5 * seed, 4, values=[2, 3, 2, 4], s=4)
+        judge = merge_repair.make_judge(model, rt)
+        assert merge_repair.level_l(model, rt) == model.l
+        plan = _level_start.level_plan(rt, judge, model.l, "t", merge_repair.GUARANTEE)
+        plan.validate(rt)
+        got = np.zeros_like(rt.counts)
+        np.add.at(got, (plan.type_idx, plan.key_idx), plan.count)
+        assert np.array_equal(got, rt.counts)  # every row once
+        starred = plan.stars_per_output > 0
+        assert holds(model, rt, plan.class_key_counts(rt.s))[starred].all()
+        checked += int(starred.sum())
+    assert checked >= 20

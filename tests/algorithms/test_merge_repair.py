@@ -120,6 +120,10 @@ def test_larger_tables_and_every_variant(model: PrivacyModel) -> None:
             runs = plan.certificate["starts"]
             assert set(runs) == {"levels", "diverse"}
             assert plan.stars == min(runs.values()) == runs[plan.certificate["start"]]
+        elif merge_repair.implied_suits(model, rt):  # distinct, entropy, recursive (c > 1)
+            runs = plan.certificate["starts"]
+            assert set(runs) == {"levels", start}
+            assert plan.stars == min(runs.values()) == runs[plan.certificate["start"]]
         else:
             assert plan.certificate["start"] == start
             _check(rt, model, start="levels", rules="spread")  # any model, on request

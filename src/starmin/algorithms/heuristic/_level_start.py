@@ -26,10 +26,15 @@ Greedy (deterministic; ties broken by the row types' and patterns' order).
    ejects or merges it. (As one all-star class instead, it cost adult 26-40 % more stars
    after the repair.)
 
-Any other model (``l`` not given): a row type, or a group's pool, becomes a class when it
-satisfies the model as a whole (the model's judge), else nothing of it does; so every class
-formed at a level satisfies the model. Merge-repair's ``auto`` uses this start only for
-frequency l-diversity (:func:`.merge_repair.level_suits` says why).
+A model that frequency l-diversity implies (distinct l, entropy l, recursive (c, l) with
+``c > 1``; :func:`.merge_repair.implied_l`) is given its ``l`` too: a row type or a pool
+becomes a class whole when it satisfies the model (the model's judge), else its largest
+l-eligible part does, which satisfies the model as well; the placement LPs run as for
+frequency l-diversity. Any other model (``l`` not given): a row type, or a group's pool,
+becomes a class when it satisfies the model as a whole, else nothing of it does; so every
+class formed at a level satisfies the model. Merge-repair's ``auto`` uses this start for
+frequency l-diversity and the models it implies (:func:`.merge_repair.level_suits`,
+:func:`.merge_repair.implied_suits`).
 
 Work: ``O(2^m t_in (m + s))`` (every pattern groups the row types once), as the lower
 bound's level enumeration; ``m`` is at most 16 here (:func:`level_suits`). The placement LPs
@@ -95,10 +100,12 @@ def level_plan(rt: RowTypes, judge: Judge, l: int | None, method: str,
 
 def _part(pool: IntArray, judge: Judge, l: int | None) -> IntArray:
     """``(g, s)``: what of each pool becomes a class: all of it when it satisfies the model,
-    else (frequency l-diversity) its largest l-eligible part, else nothing."""
-    if l is not None:
-        return np.minimum(pool, phase_one_heights(pool, l)[:, None])
+    else (``l`` given: frequency l-diversity, or a model it implies) its largest l-eligible
+    part, else nothing. For frequency l-diversity the two agree where the model holds."""
     ok = judge(pool) & (pool.sum(axis=1) > 0)
+    if l is not None:
+        return np.where(ok[:, None], pool,
+                        np.minimum(pool, phase_one_heights(pool, l)[:, None]))
     return np.where(ok[:, None], pool, 0)
 
 

@@ -21,7 +21,10 @@ Algorithm (each class is released as its suppressor, Liang & Yuan Sec. 2).
    classes for that ``k`` (:mod:`.pattern_packing`), the row types for ``k = 1``. A row type
    that several classes share deals its sensitive values evenly among them. For frequency
    l-diversity (:func:`diverse_suits`) the start is instead small classes that already
-   satisfy the model, grown greedily (:mod:`._diverse_start`).
+   satisfy the model, grown greedily (:mod:`._diverse_start`). The level start
+   (:mod:`._level_start`, with the placement LP of :mod:`._level_lp`) runs beside it, and
+   beside pattern-packing's for the models frequency l-diversity implies (distinct, entropy,
+   recursive (c > 1, l), :func:`implied_l`); the better release is kept.
 2. *Repair.* While some class violates the model (:func:`starmin.models.apply.holds` on the
    classes' ``(g, s)`` key counts), the smallest violating class ``A`` takes the cheapest of
    three steps, priced in added stars per repaired class:
@@ -170,7 +173,8 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     ``"pattern-packing"``; ``"rows"``: the row types; ``"pattern-packing"``; ``"diverse"``;
     ``"levels"`` (:mod:`._level_start`); several names: each runs, the best release is kept;
     ``"auto"`` for frequency l-diversity on one sensitive column runs ``"levels"`` and
-    ``"diverse"``),
+    ``"diverse"``, for distinct, entropy and recursive (c > 1) l-diversity ``"levels"`` and
+    ``"pattern-packing"``),
     ``start_k`` (the class size pattern-packing starts from; default
     :func:`._start.start_size`), ``start_lp_levels`` (the levels with a bucket LP in that
     start, default 3; 0: the greedy levels only), ``level_lp_levels`` (the levels of the
@@ -259,6 +263,8 @@ def expand_start(name: str, model: PrivacyModel, rt: RowTypes) -> tuple[str, ...
     :data:`LEVEL_MAX_M` columns (or with none)."""
     if name == "auto" and level_suits(model, rt):
         return ("levels", "diverse")
+    if name == "auto" and implied_suits(model, rt):
+        return ("levels", "pattern-packing")
     if name == "levels" and not 0 < rt.m <= LEVEL_MAX_M:
         raise InvalidInput(f"start 'levels' of {NAME} enumerates every pattern of the QI "
                            f"columns and takes 1 to {LEVEL_MAX_M} of them, not {rt.m}: use "
@@ -270,12 +276,42 @@ def level_suits(model: PrivacyModel, rt: RowTypes) -> bool:
     """Whether ``start="auto"`` runs the level start (:mod:`._level_start`) beside the diverse
     start: the diverse start's models (:func:`diverse_suits`), one sensitive column, ``m <=
     16``. On ARX adult (8 QIs, occupation) it released 3.5 / 11.5 / 11 % fewer stars than the
-    diverse start for frequency l = 2 / 3 / 4, and 4-7 % more for l = 5 and 6. For distinct l
-    = 2 / 3 / 6, entropy l = 3, recursive (4, 3), p = 3 with k = 5 and t = 0.2 (rule
-    ``spread``) it was within -1.9 % to +5.6 % of pattern-packing's start, better only for
-    distinct l >= 3, so ``auto`` keeps pattern-packing's there; ``start="levels"`` takes any
-    model."""
+    diverse start for frequency l = 2 / 3 / 4, and 4-7 % more for l = 5 and 6 (before its
+    placement LP). The models frequency l-diversity implies run it beside pattern-packing's
+    start (:func:`implied_suits`); ``start="levels"`` takes any model (taking whole pools the
+    model's judge passes: on adult within -1.9 % to +5.6 % of pattern-packing's start for
+    p = 3 with k = 5 and t = 0.2)."""
     return diverse_suits(model) and len(rt.sensitive) == 1 and 0 < rt.m <= LEVEL_MAX_M
+
+
+def implied_suits(model: PrivacyModel, rt: RowTypes) -> bool:
+    """Whether ``start="auto"`` runs the level start beside pattern-packing's: the model is
+    implied by frequency l-diversity (:func:`implied_l`), one sensitive column, ``m <= 16``.
+    On ARX adult (8 QIs, occupation, rule ``spread``; stop 29) the level start with phase one
+    and the placement LP released 4.1 / 2.9 / 3.8 / 4.6 % fewer stars than ``auto``'s
+    pattern-packing start for distinct l = 2 / 3 / 4 / 6, 10.0 / 6.8 % fewer for entropy
+    l = 2 / 3 (0.2 % more for l = 4) and 5.7 % fewer for recursive (4, 3), in 1.6-4.1 CPU s."""
+    return implied_l(model) is not None and len(rt.sensitive) == 1 and 0 < rt.m <= LEVEL_MAX_M
+
+
+def implied_l(model: PrivacyModel) -> int | None:
+    """``l`` when every class satisfying frequency l-diversity satisfies ``model``: distinct
+    l-diversity (no value above ``1 / l`` needs ``l`` values), entropy l-diversity (the
+    entropy is at least ``-log`` of the largest share, so ``>= log l``) and recursive
+    (c, l)-diversity with ``c > 1`` (the values after the ``l - 1`` largest hold ``>= n / l``
+    rows, at least the largest ``r_1``, so ``c`` times them exceeds ``r_1``), each alone;
+    else ``None``."""
+    from starmin.models.l_diversity import (
+        DistinctLDiversity,
+        EntropyLDiversity,
+        RecursiveCLDiversity,
+    )
+
+    if isinstance(model, DistinctLDiversity | EntropyLDiversity):
+        return int(model.l)
+    if isinstance(model, RecursiveCLDiversity) and model.c > 1:
+        return int(model.l)
+    return None
 
 
 LEVEL_MAX_M = 16
@@ -283,13 +319,17 @@ LEVEL_MAX_M = 16
 
 
 def level_l(model: PrivacyModel, rt: RowTypes) -> int | None:
-    """The ``l`` of frequency l-diversity when the level start may use phase one for it (the
-    model is the diverse start's, :func:`diverse_suits`, on one sensitive column); else
-    ``None`` (the start then takes whole pools the model's judge passes)."""
+    """The ``l`` whose largest l-eligible parts (TP's phase one) and placement LPs the level
+    start may use, on one sensitive column: frequency l-diversity's when the model is the
+    diverse start's (:func:`diverse_suits`), or the ``l`` of a model frequency l-diversity
+    implies (:func:`implied_l`); else ``None`` (the start then takes whole pools the model's
+    judge passes)."""
     from starmin.models.l_diversity import LDiversity
 
-    if not (diverse_suits(model) and len(rt.sensitive) == 1):
+    if len(rt.sensitive) != 1:
         return None
+    if not diverse_suits(model):
+        return implied_l(model)
     parts = getattr(model, "models", None) or (model,)
     return max(int(p.l) for p in parts if isinstance(p, LDiversity))
 
@@ -501,7 +541,11 @@ def auto_run(model: PrivacyModel, rt: RowTypes, units_left: float) -> AutoRun:
     :data:`LEVEL_REPAIR` times the diverse start's repair times ``(k / 2)^1.5``. On adult (8 QIs,
     occupation; 7.4 of the 8 units left when merge-repair's turn comes) the ladder takes the
     level start with rule ``spread`` for l = 2, 3, 4, the level-1 LP variant for l = 5 and the
-    diverse variant without polishing for l = 6 (docs/benchmarks.md)."""
+    diverse variant without polishing for l = 6 (docs/benchmarks.md). For the models
+    frequency l-diversity implies (:func:`implied_suits`) the ladder is both starts (level
+    and pattern-packing's) with both rules, both with rule ``spread``, the level start with
+    rule ``spread``, then pattern-packing's start as before; on adult distinct l = 2 takes
+    the second, distinct l = 3..6, entropy l = 2..4 and recursive (4, 3) the third."""
     from starmin.algorithms.heuristic.pattern_packing import greedy_work, lp_work
 
     k = start_size(model, rt, make_judge(model, rt))
@@ -535,6 +579,16 @@ def auto_run(model: PrivacyModel, rt: RowTypes, units_left: float) -> AutoRun:
             AutoRun(greedy + lp + rule, {"rules": ("spread",)}, "rule spread only"),
             AutoRun(greedy + rule, {"rules": ("spread",), "start_lp_levels": 0},
                     "rule spread only, start without bucket LP")]
+    if implied_suits(model, rt):  # the level start first where the budget allows it
+        levels = level_work(rt, implied_l(model), LEVEL_LP_LEVELS)
+        after = LEVEL_REPAIR * DIVERSE_REPAIR * rule * (k / 2) ** 1.5
+        runs = [AutoRun(runs[0].work + levels + 2 * after),
+                AutoRun(runs[1].work + levels + after, {"rules": ("spread",)},
+                        "rule spread only"),
+                AutoRun(levels + after, {"start": "levels", "rules": ("spread",)},
+                        "level start only, rule spread only"),
+                replace(runs[2], options={"start": "pattern-packing", **runs[2].options},
+                        note="pattern-packing start only, " + runs[2].note)]
     return next((r for r in runs if r.work <= units_left), runs[-1])
 
 
