@@ -74,6 +74,27 @@ def test_info_t_closeness_bound(census_csv: Path, capsys: pytest.CaptureFixture[
                  "--t", "1.5"]) == 2
 
 
+def test_info_l_diversity_bounds(census_csv: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``info --l``: one line per l with the diversity bounds; the frequency line carries the
+    charge LP, a larger l never a smaller bound, distinct never above frequency."""
+    assert main(["-q", "info", str(census_csv), "--qi", QI, "--sensitive", "occupation",
+                 "--k", "2", "--l", "2", "--l", "3"]) == 0
+    lines = [x for x in capsys.readouterr().out.splitlines() if x.startswith("l = ")]
+    assert len(lines) == 2 and "(2-diversity)" in lines[0] and "l_charges" in lines[0]
+    freq = [int(x.split(">=")[1].split()[0]) for x in lines]
+    assert 0 < freq[0] <= freq[1]
+    assert main(["-q", "info", str(census_csv), "--qi", QI, "--sensitive", "occupation",
+                 "--k", "2", "--l", "3", "--l-kind", "distinct"]) == 0
+    line = [x for x in capsys.readouterr().out.splitlines() if x.startswith("l = 3")]
+    assert line and "distinct 3-diversity" in line[0]
+    assert 0 < int(line[0].split(">=")[1].split()[0]) <= freq[1]
+    assert main(["-q", "info", str(census_csv), "--qi", QI, "--l", "2"]) == 2
+    assert "--l needs a sensitive column" in capsys.readouterr().err
+    assert main(["-q", "info", str(census_csv), "--qi", QI, "--sensitive", "occupation",
+                 "--l", "3", "--l-kind", "recursive"]) == 2
+    assert "--c" in capsys.readouterr().err
+
+
 def test_help_states_guarantees(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["anonymize", "--help"])

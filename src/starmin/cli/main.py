@@ -28,6 +28,7 @@ from starmin.cli.generate import cmd_generate
 from starmin.cli.hierarchy import add_parser as add_hierarchy_parser
 from starmin.cli.hierarchy import cmd_hierarchy
 from starmin.errors import InvalidInput, StarminError, VerificationFailed, command_line
+from starmin.model_params import L_KINDS
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -135,6 +136,13 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--t", type=number, action="append",
                    help="t for the t-closeness lower bounds, equal distance "
                         "(repeatable; needs --sensitive; default: none)")
+    i.add_argument("--l", type=number, action="append",
+                   help="l for the l-diversity lower bounds (repeatable; needs --sensitive; "
+                        "default: none)")
+    i.add_argument("--l-kind", default="frequency", choices=L_KINDS,
+                   help="the l-diversity of --l: frequency (default), distinct, entropy or "
+                        "recursive (c,l)")
+    i.add_argument("--c", type=number, help="c of recursive (c,l)-diversity for --l")
     add_hierarchy_args(i)
     add_engine_arg(i, "reads and aggregates the table")
 
@@ -395,18 +403,24 @@ def verdict_text(d: dict[str, Any]) -> str:
 def cmd_info(ns: argparse.Namespace) -> int:
     from starmin import aggregate
     from starmin.algorithms.bounds import k_anonymity_lower_bounds
+    from starmin.algorithms.l_diversity_bound import diversity_lower_bounds
     from starmin.algorithms.t_closeness_bound import t_class_floor, t_closeness_lower_bounds
     from starmin.api import charge_bounds
     from starmin.data.schema import Schema
+    from starmin.model_params import the_model
     from starmin.models import KAnonymity, TCloseness
 
     say = _progress(ns.quiet)
-    t_models = [(t, TCloseness(t)) for t in ns.t or []]  # bad k or t: an error before any work
+    t_models = [(t, TCloseness(t)) for t in ns.t or []]  # bad k, t or l: an error before work
     for k in ns.k or []:
         KAnonymity(k)
     if t_models and not ns.sensitive:
         raise InvalidInput("--t needs a sensitive column: add --sensitive COLUMN")
+    if ns.l and not ns.sensitive:
+        raise InvalidInput("--l needs a sensitive column: add --sensitive COLUMN")
     schema = Schema.of(ns.qi, ns.sensitive)
+    l_models = [(l, the_model(None, {"l": l, "l_kind": ns.l_kind, "c": ns.c},
+                              schema.sensitive)) for l in ns.l or []]
     rt = aggregate(str(ns.input), schema.qi, schema.sensitive, engine=ns.engine,
                    hierarchies=hierarchy_files(ns), generalize=ns.generalize)
     print(f"n = {rt.n} rows, m = {rt.m} QIs, t_in = {rt.t_in} row types")
@@ -433,6 +447,10 @@ def cmd_info(ns: argparse.Namespace) -> int:
         parts = ", ".join(f"{name} {v}" for name, v in b.items())
         print(f"t = {t} (equal distance): optimum >= {max(b.values())} stars ({parts}); "
               f"every t-close class holds >= {t_class_floor(rt, model)} rows")
+    for l, lm in l_models:
+        b = diversity_lower_bounds(rt, [lm], say)  # as the report's (without the LP core)
+        parts = ", ".join(f"{name} {v}" for name, v in b.items())
+        print(f"l = {l} ({lm.name}): optimum >= {max(b.values(), default=0)} stars ({parts})")
     return EXIT_OK
 
 
