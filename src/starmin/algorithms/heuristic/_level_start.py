@@ -14,7 +14,8 @@ Greedy (deterministic; ties broken by the row types' and patterns' order).
 1. *Level 0.* Every row type keeps ``min(c(v, u), h*(v))`` rows of each value ``u``
    star-free, its phase-one height (Xiao, Yi & Tao, Sec. 5.2): the largest l-eligible part.
    The rest of its rows are *free*.
-2. *Level j = 1 .. m.* For frequency l-diversity and ``j <= lp_levels`` (default 2), the
+2. *Level j = 1 .. m.* For frequency l-diversity (and the models it implies, below) and
+   ``j <= lp_levels`` (default 2), the
    placement LP of :mod:`._level_lp` first decides the level's groups together and forms
    its classes. Then, for every pattern of ``j`` stars (most rows placed first) and every
    group of row types that agree outside it, the free rows of the group are pooled and phase
@@ -70,7 +71,8 @@ MAX_M = 16
 def level_plan(rt: RowTypes, judge: Judge, l: int | None, method: str,
                guarantee: Guarantee, lp_levels: int = LP_LEVELS) -> ReleasePlan:
     """The start partition of the module docstring as a plan. ``l``: frequency l-diversity's
-    (one sensitive column), whose largest l-eligible part phase one finds; without it a row
+    or that of a model it implies (one sensitive column), whose largest l-eligible part phase
+    one finds; without it a row
     type or a pool is taken whole when ``judge`` passes it, else not at all. ``lp_levels``:
     with ``l``, levels ``1..lp_levels`` first form the classes of the placement LP
     (:mod:`._level_lp`), then the greedy takes what is left."""
