@@ -29,6 +29,11 @@ at least one star.
   per row type and value that every bucket's ``l`` most charged values can pay; the dual of
   the LP core's frequency relaxation with the charges in boxes. Within its work limits only.
 
+- ``distinct_charges``: for the other models needing ``q`` values (distinct, entropy,
+  recursive, p-sensitivity), the charge LP of :mod:`.distinct_charge_bound`: every bucket's
+  positive charges plus its ``q`` most charged values must be payable. Within its work
+  limits only.
+
 - ``l_value_flow``: for frequency l-diversity, ``l`` times the stars the rows of one value
   carry at least, bounded per star level by a maximum flow into buckets of capacity ``min(c_u,
   h*)`` (:mod:`.l_frequency_flow`); at least the ``l * h(R1)`` term weighed by levels for that
@@ -51,6 +56,7 @@ from numpy.typing import NDArray
 
 from starmin.algorithms.approx.tp_phases import phase_one_heights
 from starmin.algorithms.base import Progress
+from starmin.algorithms.distinct_charge_bound import distinct_charge_bound
 from starmin.algorithms.diversity_levels import last_level, levels
 from starmin.algorithms.l_charge_bound import frequency_charge_bound
 from starmin.algorithms.l_frequency_flow import heaviest_value, value_flow_bound
@@ -132,6 +138,7 @@ def diversity_lower_bounds(rt: RowTypes, parts: list[PrivacyModel],
     out: dict[str, int] = {}
     ls = {int(p.l) for p in parts if isinstance(p, LDiversity)}
     memo: dict[tuple[int, int], NDArray[np.int64]] = {}
+    charged: set[int] = set()  # the q of the distinct charge LPs run
 
     def lev(a: int, q: int) -> NDArray[np.int64]:
         """Levels of column ``a`` for ``q`` values, once for every part that asks."""
@@ -148,6 +155,14 @@ def diversity_lower_bounds(rt: RowTypes, parts: list[PrivacyModel],
         if q > 1:
             v = max(few_values_bound(h, q, lev(a, q)) for a, h in enumerate(histograms))
             out["distinct_values"] = max(out.get("distinct_values", 0), v)
+        if q > 1 and charges and not isinstance(part, LDiversity) and q not in charged:
+            charged.add(q)
+            last = last_level(rt.m, rt.t_in)
+            found = [distinct_charge_bound(rt.codes, h, q, lev(a, q), last, progress)
+                     for a, h in enumerate(histograms)]
+            got = [b for b in found if b is not None]
+            if got:
+                out["distinct_charges"] = max(out.get("distinct_charges", 0), *got)
         if isinstance(part, LDiversity):
             l = int(part.l)
             v = max(frequency_tuple_bound(h, l, lev(a, l)) for a, h in enumerate(histograms))
