@@ -118,7 +118,8 @@ def test_levels_weigh_the_rows_that_must_carry_stars() -> None:
     # two-star group (*, *, 0) does, so each of the four rows carries two stars (the optimum)
     rt = from_rows([[0, 0, 0]] * 2 + [[1, 1, 0]] * 2, [0, 0, 1, 1])
     assert levels(rt.codes, rt.counts, 2, np.array([True, True])).tolist() == [2, 2]
-    assert diversity_lower_bounds(rt, [DistinctLDiversity(2)]) == {"distinct_values": 8}
+    assert diversity_lower_bounds(rt, [DistinctLDiversity(2)]) == {"distinct_values": 8,
+                                                             "distinct_charges": 8}
     assert diversity_lower_bounds(rt, [LDiversity(2)])["l_frequency"] == 8
     assert brute_force.solve(rt, DistinctLDiversity(2)).stars == 8
     # without the codes (or with a budget below the first level) each row counts one star
