@@ -33,6 +33,7 @@ from starmin.models import (
 )
 from starmin.models.apply import check_feasible
 from starmin.models.base import PrivacyModel
+from tests.helpers.solver import shifted
 from tests.helpers.tables import from_rows, random_table
 
 MODELS = [DistinctLDiversity(2), DistinctLDiversity(3), EntropyLDiversity(2),
@@ -96,19 +97,12 @@ def test_a_literal_table_where_the_charges_reach_the_optimum() -> None:
 def test_the_check_rejects_raised_charges(monkeypatch: pytest.MonkeyPatch) -> None:
     rt = from_rows([[0, 0], [0, 1], [0, 1], [1, 1], [1, 1], [1, 1]], [0, 0, 1, 2, 2, 2])
     solve = charge_lp.solve
-
-    def shifted(by: float):  # the solver's answer, moved by ``by``
-        def run(*args, **kwargs):
-            a = solve(*args, **kwargs)
-            return None if a is None else a + by
-        return run
-
-    monkeypatch.setattr(distinct_charge_bound, "solve", shifted(0.3))
+    monkeypatch.setattr(distinct_charge_bound, "solve", shifted(solve, 0.3))
     assert _bound(rt, 2) is None
-    monkeypatch.setattr(distinct_charge_bound, "solve", shifted(-1.0))
+    monkeypatch.setattr(distinct_charge_bound, "solve", shifted(solve, -1.0))
     lowered = _bound(rt, 2)
     assert lowered is not None and lowered < 6
-    monkeypatch.setattr(distinct_charge_bound, "solve", shifted(0.0))
+    monkeypatch.setattr(distinct_charge_bound, "solve", shifted(solve, 0.0))
     assert _bound(rt, 2) == 6
 
 

@@ -25,6 +25,7 @@ from starmin.algorithms.l_diversity_bound import diversity_lower_bounds, leaving
 from starmin.api import lower_bounds
 from starmin.errors import Infeasible
 from starmin.models import AllOf, DistinctLDiversity, KAnonymity, LDiversity
+from tests.helpers.solver import shifted
 from tests.helpers.tables import from_rows
 
 
@@ -125,19 +126,12 @@ def test_the_check_rejects_raised_charges(monkeypatch: pytest.MonkeyPatch) -> No
     rt = from_rows([[0, 0], [1, 0], [1, 0], [1, 0], [1, 0], [1, 1], [1, 1], [1, 1]],
                    [0, 0, 0, 1, 2, 0, 1, 1])
     solve = charge_lp.solve
-
-    def shifted(by: float):  # the solver's answer, moved by ``by``
-        def run(*args, **kwargs):
-            a = solve(*args, **kwargs)
-            return None if a is None else a + by
-        return run
-
-    monkeypatch.setattr(l_charge_bound, "solve", shifted(0.3))
+    monkeypatch.setattr(l_charge_bound, "solve", shifted(solve, 0.3))
     assert _bound(rt, 2) is None
-    monkeypatch.setattr(l_charge_bound, "solve", shifted(-1.0))
+    monkeypatch.setattr(l_charge_bound, "solve", shifted(solve, -1.0))
     lowered = _bound(rt, 2)
     assert lowered is not None and lowered < 4
-    monkeypatch.setattr(l_charge_bound, "solve", shifted(0.0))
+    monkeypatch.setattr(l_charge_bound, "solve", shifted(solve, 0.0))
     assert _bound(rt, 2) == 4
 
 

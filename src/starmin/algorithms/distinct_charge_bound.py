@@ -59,7 +59,7 @@ from starmin.algorithms.base import Progress, silent
 from starmin.algorithms.bounds import bucket_members, top_sums
 from starmin.algorithms.charge_lp import GRID, Program, ceil_ticks, solve, to_ticks
 from starmin.algorithms.heuristic.pattern_keys import IntArray, PatternKeys, masks_of_level
-from starmin.algorithms.l_charge_bound import _Cells, _cells, _pairs
+from starmin.algorithms.l_charge_bound import _Cells, _cells, _pairs, top_constraints
 
 MAX_NONZEROS = 250_000
 """The LP is not built beyond this many nonzeros (ARX adult, 8 QIs, occupation: every full LP
@@ -155,37 +155,21 @@ def _build(keys: PatternKeys, cells: _Cells, lev: IntArray, free_t: NDArray[np.b
         need = _excess(cb, cells.n[cell], e_hi, pb, top, nb, q) > 0
         if not need.any():
             continue
-        renum = np.cumsum(need) - 1
         inside = need[cb]
         # the fixed cells' positive excess: a constant on the right-hand side
         fixed = inside & ~f[cell]
+        renum = np.cumsum(need) - 1
         const = np.bincount(renum[cb[fixed]], weights=cells.n[cell[fixed]]
                             * np.maximum(cells.hi[cell[fixed]] - s, 0.0),
                             minlength=int(need.sum()))
-        lam = lp.columns(int(need.sum()), -np.inf, np.inf)
-        head = lp.constraints(-const.astype(np.float64))  # sum c p + q lambda + sum mu <= -const
-        lp.entries(head, lam, float(q))
-        kept = need[pb]
-        mu = np.full(len(pb), -1, dtype=np.int64)
-        mu[kept] = lp.columns(int(kept.sum()), 0.0, np.inf)
-        lp.entries(head[renum[pb[kept]]], mu[kept], 1.0)
-        own = inside & f[cell]
-        row = lp.constraints(np.full(int(own.sum()), float(s)))   # a - lambda - mu <= s
-        lp.entries(row, var[cell[own]], 1.0)
-        lp.entries(row, lam[renum[cb[own]]], -1.0)
-        lp.entries(row, mu[inv[own]], -1.0)
-        up = own & (cells.hi[cell] > s)                          # a - p <= s, p >= 0
+        head, renum = top_constraints(lp, var, cells, s, q, cell, cb, inv, pb, need,
+                                      -const.astype(np.float64))
+        up = inside & f[cell] & (cells.hi[cell] > s)             # a - p <= s, p >= 0
         p = lp.columns(int(up.sum()), 0.0, np.inf)
-        row = lp.constraints(np.full(int(up.sum()), float(s)))
+        row = lp.constraints(np.full(int(up.sum()), float(s), dtype=np.float64))
         lp.entries(row, var[cell[up]], 1.0)
         lp.entries(row, p, -1.0)
         lp.entries(head[renum[cb[up]]], p, cells.n[cell[up]].astype(np.float64))
-        most = np.full(len(pb), -np.inf)
-        np.maximum.at(most, inv[fixed], cells.hi[cell[fixed]])
-        pg = np.nonzero(np.isfinite(most) & kept)[0]
-        row = lp.constraints(s - most[pg])                       # fixed - s - lambda - mu <= 0
-        lp.entries(row, lam[renum[pb[pg]]], -1.0)
-        lp.entries(row, mu[pg], -1.0)
         if lp.nnz > max_nonzeros:
             return None
     return lp

@@ -226,30 +226,47 @@ def _build(keys: PatternKeys, cells: _Cells, lev: IntArray, free_t: NDArray[np.b
         need = _failing(pb, top, nb, l)  # the others hold at the charges' upper ends
         if not need.any():
             continue
-        renum = np.cumsum(need) - 1
-        lam = lp.columns(int(need.sum()), -np.inf, np.inf)
-        head = lp.constraints(np.zeros(int(need.sum())))      # l lambda + sum mu <= 0
-        lp.entries(head, lam, float(l))
-        kept = need[pb]
-        mu = np.full(len(pb), -1, dtype=np.int64)
-        mu[kept] = lp.columns(int(kept.sum()), 0.0, np.inf)
-        lp.entries(head[renum[pb[kept]]], mu[kept], 1.0)
-        inside = need[cb]
-        own = inside & f[cell]
-        row = lp.constraints(np.full(int(own.sum()), float(s)))  # a - lambda - mu <= s
-        lp.entries(row, var[cell[own]], 1.0)
-        lp.entries(row, lam[renum[cb[own]]], -1.0)
-        lp.entries(row, mu[inv[own]], -1.0)
-        fixed = inside & ~f[cell]
-        most = np.full(len(pb), -np.inf)
-        np.maximum.at(most, inv[fixed], cells.hi[cell[fixed]])
-        pg = np.nonzero(np.isfinite(most))[0]
-        row = lp.constraints(s - most[pg])                       # fixed - s - lambda - mu <= 0
-        lp.entries(row, lam[renum[pb[pg]]], -1.0)
-        lp.entries(row, mu[pg], -1.0)
+        top_constraints(lp, var, cells, s, l, cell, cb, inv, pb, need,
+                        np.zeros(int(need.sum())))
         if lp.nnz > max_nonzeros:
             return None
     return lp
+
+
+def top_constraints(lp: Program, var: IntArray, cells: _Cells, s: int, l: int, cell: IntArray,
+                    cb: IntArray, inv: IntArray, pb: IntArray, need: NDArray[np.bool_],
+                    rhs: NDArray[np.float64]) -> tuple[IntArray, IntArray]:
+    """Add to ``lp``: in every ``need``-ed bucket of ``s`` stars, the ``l`` largest ``W(B, u)``
+    sum to at most ``rhs`` (one per needed bucket), by LP duality: ``l lambda_B + sum_u
+    mu_(B, u) <= rhs`` and ``a - lambda_B - mu_(B, u) <= s`` for each free cell (``var`` its
+    column), ``fixed - s - lambda_B - mu_(B, u) <= 0`` with each ``(B, u)``'s largest fixed
+    charge. ``cell``/``cb``: the cells and their buckets, ``inv``/``pb``: each cell's
+    ``(bucket, value)`` pair and each pair's bucket (:func:`_pairs`). Returns the rows of
+    the ``<= rhs`` constraints and the needed buckets' numbers among them (``-1`` for the
+    others), for callers that add terms there."""
+    f = cells.free
+    renum = np.cumsum(need) - 1
+    lam = lp.columns(int(need.sum()), -np.inf, np.inf)
+    head = lp.constraints(rhs)                                  # l lambda + sum mu <= rhs
+    lp.entries(head, lam, float(l))
+    kept = need[pb]
+    mu = np.full(len(pb), -1, dtype=np.int64)
+    mu[kept] = lp.columns(int(kept.sum()), 0.0, np.inf)
+    lp.entries(head[renum[pb[kept]]], mu[kept], 1.0)
+    inside = need[cb]
+    own = inside & f[cell]
+    row = lp.constraints(np.full(int(own.sum()), float(s)))    # a - lambda - mu <= s
+    lp.entries(row, var[cell[own]], 1.0)
+    lp.entries(row, lam[renum[cb[own]]], -1.0)
+    lp.entries(row, mu[inv[own]], -1.0)
+    fixed = inside & ~f[cell]
+    most = np.full(len(pb), -np.inf)
+    np.maximum.at(most, inv[fixed], cells.hi[cell[fixed]])
+    pg = np.nonzero(np.isfinite(most))[0]
+    row = lp.constraints(s - most[pg])                         # fixed - s - lambda - mu <= 0
+    lp.entries(row, lam[renum[pb[pg]]], -1.0)
+    lp.entries(row, mu[pg], -1.0)
+    return head, np.where(need, renum, -1)
 
 
 def satisfied(keys: PatternKeys, cells: _Cells, lev: IntArray, free_t: NDArray[np.bool_],
