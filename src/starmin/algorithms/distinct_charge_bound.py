@@ -50,16 +50,23 @@ k-anonymity charge LP of :mod:`.charge_bound` (Liang & Yuan Thm 9's LP, dualized
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from functools import partial
 
 import numpy as np
 from numpy.typing import NDArray
 
 from starmin.algorithms.base import Progress, silent
-from starmin.algorithms.bounds import bucket_members, top_sums
-from starmin.algorithms.charge_lp import GRID, Program, ceil_ticks, solve, to_ticks
-from starmin.algorithms.heuristic.pattern_keys import IntArray, PatternKeys, masks_of_level
-from starmin.algorithms.l_charge_bound import _Cells, _cells, _pairs, top_constraints
+from starmin.algorithms.bounds import top_sums
+from starmin.algorithms.charge_lp import Program
+from starmin.algorithms.heuristic.pattern_keys import IntArray, PatternKeys
+from starmin.algorithms.l_charge_bound import (
+    _Cells,
+    _cells,
+    _pairs,
+    level_buckets,
+    settle,
+    top_constraints,
+)
 
 MAX_NONZEROS = 250_000
 """The LP is not built beyond this many nonzeros (ARX adult, 8 QIs, occupation: every full LP
@@ -103,33 +110,9 @@ def distinct_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.inte
         if lp is None:
             report(f"bounds: no {what} (over its limit of {max_nonzeros:,} nonzeros)")
             continue
-        f = cells.free
-        if lp.n_rows == 0:
-            a: NDArray[np.float64] | None = cells.hi[f]
-        else:
-            a = solve(lp, cells.n[f].astype(np.float64), max_iterations, report, what)
-        if a is None:
-            return None
-        ticks = np.floor(cells.hi * GRID).astype(np.int64)
-        ticks[f] = to_ticks(a, cells.lo[f], cells.hi[f])
-        if not satisfied(keys, cells, lev, free_t, last, q, r, ticks / GRID):
-            report(f"bounds: {what} answer failed its check: no bound from it")
-            return None
-        return max(0, ceil_ticks(int((cells.n * ticks).sum())))
+        return settle(lp, cells, max_iterations, report, what,
+                      partial(satisfied, keys, cells, lev, free_t, last, q, r))
     return None
-
-
-def _buckets(keys: PatternKeys, lev: IntArray, free_t: NDArray[np.bool_], last: int,
-             cells: _Cells) -> Iterator[tuple[int, IntArray, IntArray, int]]:
-    """For each pattern of ``s = 1 .. last`` columns, the buckets holding a free cell of level
-    ``s``: ``s``, their cells, each cell's bucket and the number of buckets."""
-    for s in range(1, last + 1):
-        at_s = np.nonzero(free_t & (lev == s))[0].astype(np.int64)
-        if len(at_s) == 0:
-            continue
-        for mask in masks_of_level(keys.m, s):
-            member, bucket, nb = bucket_members(keys, mask, at_s)
-            yield (s, *cells.of(member, bucket), nb)
 
 
 def _excess(cb: IntArray, n: IntArray, e: NDArray[np.float64], pb: IntArray,
@@ -149,7 +132,7 @@ def _build(keys: PatternKeys, cells: _Cells, lev: IntArray, free_t: NDArray[np.b
     var = np.full(len(cells.v), -1, dtype=np.int64)
     f = cells.free
     var[f] = lp.columns(int(f.sum()), cells.lo[f], cells.hi[f])
-    for s, cell, cb, nb in _buckets(keys, lev, free_t, last, cells):
+    for s, cell, cb, nb in level_buckets(keys, cells, lev, free_t, last):
         e_hi = cells.hi[cell] - s
         inv, pb, top = _pairs(cb, cells.u[cell], e_hi, r)
         need = _excess(cb, cells.n[cell], e_hi, pb, top, nb, q) > 0
@@ -179,7 +162,7 @@ def satisfied(keys: PatternKeys, cells: _Cells, lev: IntArray, free_t: NDArray[n
               last: int, q: int, r: int, charge: NDArray[np.float64]) -> bool:
     """Whether every bucket that can fail has ``P(B)`` plus its ``q`` largest ``W`` at most 0
     under ``charge`` (one per cell): the claim's condition, checked from scratch."""
-    for s, cell, cb, nb in _buckets(keys, lev, free_t, last, cells):
+    for s, cell, cb, nb in level_buckets(keys, cells, lev, free_t, last):
         e = charge[cell] - s
         _, pb, top = _pairs(cb, cells.u[cell], e, r)
         if (_excess(cb, cells.n[cell], e, pb, top, nb, q) > 0).any():

@@ -71,8 +71,9 @@ Thm 9 (the variables ``x(v*, v, s)``; this LP is the dual of its frequency form'
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 from numpy.typing import NDArray
@@ -151,21 +152,30 @@ def frequency_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.int
             report(f"bounds: no l charge LP{_SMALLER[fixed]} (over its limit of "
                    f"{max_nonzeros:,} nonzeros)")
             continue
-        f = cells.free
-        if lp.n_rows == 0:  # no bucket can fail: every free charge at its upper end
-            a: NDArray[np.float64] | None = cells.hi[f]
-        else:
-            a = solve(lp, cells.n[f].astype(np.float64), max_iterations, report,
-                      f"l charge LP{_SMALLER[fixed]}")
-        if a is None:
-            return None
-        ticks = np.floor(cells.hi * GRID).astype(np.int64)  # charges in units of 1 / GRID
-        ticks[f] = to_ticks(a, cells.lo[f], cells.hi[f])
-        if not satisfied(keys, cells, lev, free_t, last, l, r, ticks / GRID):
-            report("bounds: l charge LP answer failed its check: no bound from it")
-            return None
-        return max(0, ceil_ticks(int((cells.n * ticks).sum())))
+        return settle(lp, cells, max_iterations, report, f"l charge LP{_SMALLER[fixed]}",
+                      partial(satisfied, keys, cells, lev, free_t, last, l, r))
     return None
+
+
+def settle(lp: Program, cells: _Cells, max_iterations: int, report: Progress, what: str,
+           check: Callable[[NDArray[np.float64]], bool]) -> int | None:
+    """The bound of a charge LP over ``cells``' free charges: HiGHS's answer (every free
+    charge at its upper end when no bucket can fail), lowered onto the ``1 / GRID`` grid,
+    ``check``-ed from scratch on all the charges, the cells' charges summed and rounded up;
+    ``None`` when HiGHS stops or the check fails."""
+    f = cells.free
+    if lp.n_rows == 0:  # no bucket can fail: every free charge at its upper end
+        a: NDArray[np.float64] | None = cells.hi[f]
+    else:
+        a = solve(lp, cells.n[f].astype(np.float64), max_iterations, report, what)
+    if a is None:
+        return None
+    ticks = np.floor(cells.hi * GRID).astype(np.int64)  # charges in units of 1 / GRID
+    ticks[f] = to_ticks(a, cells.lo[f], cells.hi[f])
+    if not check(ticks / GRID):
+        report(f"bounds: {what} answer failed its check: no bound from it")
+        return None
+    return max(0, ceil_ticks(int((cells.n * ticks).sum())))
 
 
 _SMALLER = {0: "", 1: " (level-1 row types of too few values fixed)"}
@@ -188,6 +198,13 @@ def _level_buckets(keys: PatternKeys, cells: _Cells, lev: IntArray, free_t: NDAr
     cell's bucket (``0 .. nb - 1``) and ``nb``."""
     own = np.nonzero(free_t)[0].astype(np.int64)
     yield (0, *cells.of(own, np.arange(len(own), dtype=np.int64)), len(own))
+    yield from level_buckets(keys, cells, lev, free_t, last)
+
+
+def level_buckets(keys: PatternKeys, cells: _Cells, lev: IntArray, free_t: NDArray[np.bool_],
+                  last: int) -> Iterator[tuple[int, IntArray, IntArray, int]]:
+    """For each pattern of ``s = 1 .. last`` columns, the buckets holding a free cell of level
+    ``s``: ``s``, their cells, each cell's bucket (``0 .. nb - 1``) and ``nb``."""
     for s in range(1, last + 1):
         at_s = np.nonzero(free_t & (lev == s))[0].astype(np.int64)
         if len(at_s) == 0:

@@ -139,6 +139,7 @@ def diversity_lower_bounds(rt: RowTypes, parts: list[PrivacyModel],
     ls = {int(p.l) for p in parts if isinstance(p, LDiversity)}
     memo: dict[tuple[int, int], NDArray[np.int64]] = {}
     charged: set[int] = set()  # the q of the distinct charge LPs run
+    last = last_level(rt.m, rt.t_in)
 
     def lev(a: int, q: int) -> NDArray[np.int64]:
         """Levels of column ``a`` for ``q`` values, once for every part that asks."""
@@ -157,12 +158,9 @@ def diversity_lower_bounds(rt: RowTypes, parts: list[PrivacyModel],
             out["distinct_values"] = max(out.get("distinct_values", 0), v)
         if q > 1 and charges and not isinstance(part, LDiversity) and q not in charged:
             charged.add(q)
-            last = last_level(rt.m, rt.t_in)
-            found = [distinct_charge_bound(rt.codes, h, q, lev(a, q), last, progress)
-                     for a, h in enumerate(histograms)]
-            got = [b for b in found if b is not None]
-            if got:
-                out["distinct_charges"] = max(out.get("distinct_charges", 0), *got)
+            _keep_best(out, "distinct_charges",
+                       [distinct_charge_bound(rt.codes, h, q, lev(a, q), last, progress)
+                        for a, h in enumerate(histograms)])
         if isinstance(part, LDiversity):
             l = int(part.l)
             v = max(frequency_tuple_bound(h, l, lev(a, l)) for a, h in enumerate(histograms))
@@ -172,10 +170,14 @@ def diversity_lower_bounds(rt: RowTypes, parts: list[PrivacyModel],
                     for a, h in enumerate(histograms))
             out["l_value_flow"] = max(out.get("l_value_flow", 0), v)
             if charges:
-                last = last_level(rt.m, rt.t_in)
-                found = [frequency_charge_bound(rt.codes, h, l, lev(a, l), last, progress)
-                         for a, h in enumerate(histograms)]
-                got = [b for b in found if b is not None]
-                if got:
-                    out["l_charges"] = max(out.get("l_charges", 0), *got)
+                _keep_best(out, "l_charges",
+                           [frequency_charge_bound(rt.codes, h, l, lev(a, l), last, progress)
+                            for a, h in enumerate(histograms)])
     return out
+
+
+def _keep_best(out: dict[str, int], name: str, found: list[int | None]) -> None:
+    """``out[name]``: the largest of the bounds found (``None``: no bound) and any before."""
+    got = [b for b in found if b is not None]
+    if got:
+        out[name] = max(out.get(name, 0), *got)

@@ -104,11 +104,15 @@ def _part(pool: IntArray, judge: Judge, l: int | None) -> IntArray:
     """``(g, s)``: what of each pool becomes a class: all of it when it satisfies the model,
     else (``l`` given: frequency l-diversity, or a model it implies) its largest l-eligible
     part, else nothing. For frequency l-diversity the two agree where the model holds."""
-    ok = judge(pool) & (pool.sum(axis=1) > 0)
-    if l is not None:
-        return np.where(ok[:, None], pool,
-                        np.minimum(pool, phase_one_heights(pool, l)[:, None]))
-    return np.where(ok[:, None], pool, 0)
+    if l is None:
+        ok = judge(pool) & (pool.sum(axis=1) > 0)
+        return np.where(ok[:, None], pool, 0)
+    part = np.minimum(pool, phase_one_heights(pool, l)[:, None])
+    trimmed = np.flatnonzero((part != pool).any(axis=1))   # only there can the judge matter
+    if len(trimmed):
+        whole = trimmed[judge(pool[trimmed])]
+        part[whole] = pool[whole]
+    return part
 
 
 def _pools(key: IntArray, free: IntArray, judge: Judge, l: int | None
