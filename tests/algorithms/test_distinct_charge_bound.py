@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import starmin
-from starmin.algorithms import charge_lp, distinct_charge_bound
+from starmin.algorithms import charge_lp, l_charge_bound
 from starmin.algorithms.distinct_charge_bound import distinct_charge_bound as bound_of
 from starmin.algorithms.diversity_levels import last_level, levels
 from starmin.algorithms.exact import brute_force
@@ -97,12 +97,13 @@ def test_a_literal_table_where_the_charges_reach_the_optimum() -> None:
 def test_the_check_rejects_raised_charges(monkeypatch: pytest.MonkeyPatch) -> None:
     rt = from_rows([[0, 0], [0, 1], [0, 1], [1, 1], [1, 1], [1, 1]], [0, 0, 1, 2, 2, 2])
     solve = charge_lp.solve
-    monkeypatch.setattr(distinct_charge_bound, "solve", shifted(solve, 0.3))
+    # the answer is settled (solved, gridded, checked) in l_charge_bound.settle
+    monkeypatch.setattr(l_charge_bound, "solve", shifted(solve, 0.3))
     assert _bound(rt, 2) is None
-    monkeypatch.setattr(distinct_charge_bound, "solve", shifted(solve, -1.0))
+    monkeypatch.setattr(l_charge_bound, "solve", shifted(solve, -1.0))
     lowered = _bound(rt, 2)
     assert lowered is not None and lowered < 6
-    monkeypatch.setattr(distinct_charge_bound, "solve", shifted(solve, 0.0))
+    monkeypatch.setattr(l_charge_bound, "solve", shifted(solve, 0.0))
     assert _bound(rt, 2) == 6
 
 
