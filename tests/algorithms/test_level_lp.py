@@ -6,6 +6,7 @@ the greedy cannot."""
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import partial
 
 import numpy as np
 import pytest
@@ -42,10 +43,11 @@ def _never(pool: np.ndarray) -> np.ndarray:
 def _greedy_level(pk: PatternKeys, free: np.ndarray, l: int, j: int, m: int) -> None:
     """The level start's greedy at level ``j`` (patterns by rows placed, as level_plan)."""
     masks = masks_of_level(m, j)
-    gain = [0 if (p := _level_start._pools(pk.keys(mask), free, _never, l)) is None
+    part = partial(_level_start._part, judge=_never, l=l)
+    gain = [0 if (p := _level_start._pools(pk.keys(mask), free, part)) is None
             else int(p[4].sum()) for mask in masks]
     for i in np.argsort(-np.array(gain), kind="stable").tolist():
-        _level_start._level_classes(pk.keys(masks[i]), free, _never, l)
+        _level_start._level_classes(pk.keys(masks[i]), free, part)
 
 
 @pytest.mark.parametrize("l", [2, 3])
@@ -154,7 +156,8 @@ def test_the_level_start_of_an_implied_model_forms_classes_that_satisfy_it(
         rt = random_table(700 + seed, 80 + 5 * seed, 4, values=[2, 3, 2, 4], s=4)
         judge = merge_repair.make_judge(model, rt)
         assert merge_repair.level_l(model, rt) == model.l
-        plan = _level_start.level_plan(rt, judge, model.l, "t", merge_repair.GUARANTEE)
+        plan = _level_start.level_plan(rt, judge, model.l, "t", merge_repair.GUARANTEE,
+                                       widen=merge_repair.capped_parts(model))
         plan.validate(rt)
         got = np.zeros_like(rt.counts)
         np.add.at(got, (plan.type_idx, plan.key_idx), plan.count)

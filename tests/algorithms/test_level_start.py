@@ -4,13 +4,15 @@ built on it satisfies the model and is never below the optimum (brute force)."""
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
 from starmin.algorithms.approx.tp_phases import phase_one_heights
 from starmin.algorithms.diversity_levels import levels
 from starmin.algorithms.exact import brute_force
-from starmin.algorithms.heuristic import merge_repair
+from starmin.algorithms.heuristic import _level_start, merge_repair
 from starmin.algorithms.heuristic._level_start import level_plan
 from starmin.data.rowtypes import RowTypes
 from starmin.errors import Infeasible, InvalidInput
@@ -20,6 +22,7 @@ from starmin.models import (
     EntropyLDiversity,
     KAnonymity,
     LDiversity,
+    RecursiveCLDiversity,
     TCloseness,
 )
 from starmin.models.apply import check_feasible, holds
@@ -97,6 +100,50 @@ def test_a_literal_table() -> None:
     plan = level_plan(rt, judge, 2, "t", merge_repair.GUARANTEE)
     assert plan.stars == 2 == brute_force.solve(rt, LDiversity(2)).stars
     assert holds(LDiversity(2), rt, plan.class_key_counts(rt.s)).all()
+
+
+CAPPED = [EntropyLDiversity(2), EntropyLDiversity(3), RecursiveCLDiversity(2, 2),
+          RecursiveCLDiversity(4, 3), RecursiveCLDiversity(Fraction(11, 10), 3),
+          RecursiveCLDiversity(3, 4)]
+
+
+@pytest.mark.parametrize("model", CAPPED, ids=lambda m: m.name)
+def test_the_passing_caps_are_an_interval_and_the_widest_is_kept(model: PrivacyModel) -> None:
+    """``_level_start._widest_cap``'s premise, by brute force over every cap of random pools:
+    the caps ``h`` whose part ``min(pool, h)`` the model passes are ``1 .. h*`` (or none), and
+    ``_part`` keeps ``min(pool, h*)`` of a pool failing whole: never less than phase one."""
+    assert merge_repair.capped_parts(model)
+    rng = np.random.default_rng(11)
+    rt = random_table(4, 30, 2, values=[2, 2], s=5)
+    pools = rng.integers(0, 40, size=(4000, 5)) * (rng.random((4000, 5)) < 0.7)
+    pools[:, 0] += rng.integers(0, 120, size=4000)       # one value often dominates
+    pools = pools[pools.sum(axis=1) > 0]
+    judge = merge_repair.make_judge(model, rt)
+    got = _level_start._part(pools, judge, model.l, widen=True)
+    phase_one = np.minimum(pools, phase_one_heights(pools, model.l)[:, None])
+    assert (got >= phase_one).all()
+    failing = ~holds(model, rt, pools)
+    widened = 0
+    for pool, part in zip(pools[failing], got[failing], strict=True):
+        ok = holds(model, rt, np.minimum(pool[None, :], np.arange(1, pool.max() + 1)[:, None]))
+        h_star = int(ok.sum())
+        assert ok[:h_star].all()                          # an interval from 1
+        assert np.array_equal(part, np.minimum(pool, h_star))
+        widened += int(part.sum() > np.minimum(pool, phase_one_heights(
+            pool[None, :], model.l)[0]).sum())
+    assert failing.sum() > 500 and widened > 200
+    assert np.array_equal(got[~failing], pools[~failing])
+
+
+def test_a_literal_capped_part() -> None:
+    # recursive (4, 3) on a pool of 10 a, 1 b, 1 c: the tail is c's one row, so a keeps at
+    # most 3 rows (3 < 4 x 1); phase one (l = 3) keeps one of each value
+    rt = random_table(4, 30, 2, values=[2, 2], s=3)
+    model = RecursiveCLDiversity(4, 3)
+    judge = merge_repair.make_judge(model, rt)
+    pool = np.array([[10, 1, 1]])
+    assert _level_start._part(pool, judge, 3).tolist() == [[1, 1, 1]]
+    assert _level_start._part(pool, judge, 3, widen=True).tolist() == [[3, 1, 1]]
 
 
 @pytest.mark.parametrize("model", [DistinctLDiversity(2), EntropyLDiversity(2),

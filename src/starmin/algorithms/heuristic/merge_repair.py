@@ -316,6 +316,17 @@ def implied_l(model: PrivacyModel) -> int | None:
     return None
 
 
+def capped_parts(model: PrivacyModel) -> bool:
+    """Whether the level start keeps, of a pool failing ``model``, its widest capped part
+    ``min(pool, h)`` the model passes (:func:`._level_start._widest_cap`) instead of the
+    largest l-eligible part: entropy l-diversity and recursive (c, l)-diversity, whose
+    passing caps are ``1 .. h*`` (proofs there). On ARX adult (8 QIs, occupation, rule
+    ``spread``) recursive (4, 3): 19,496 -> 19,278 stars."""
+    from starmin.models.l_diversity import EntropyLDiversity, RecursiveCLDiversity
+
+    return isinstance(model, EntropyLDiversity | RecursiveCLDiversity)
+
+
 LEVEL_MAX_M = 16
 """Widest table the level start takes (it enumerates every pattern of ``m`` columns)."""
 
@@ -352,7 +363,7 @@ def initial_plan(rt: RowTypes, model: PrivacyModel, st: Settings, seed: int, jud
         from starmin.algorithms.heuristic._level_start import level_plan
 
         return "levels", level_plan(rt, judge, level_l(model, rt), NAME, GUARANTEE,
-                                    st.level_lp_levels)
+                                    st.level_lp_levels, widen=capped_parts(model))
     if start == "diverse" or (start == "auto" and diverse_suits(model)):
         from starmin.algorithms.heuristic._diverse_start import diverse_plan
 
