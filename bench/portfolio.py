@@ -17,7 +17,7 @@ lower bounds, apply, verify) on the in-memory table, ``method="auto"``, seed 0, 
 whose estimate exceeds :data:`ALONE_UNITS` even so is left out (lp-rounding on 9 QIs).
 
     python bench/portfolio.py                 # every configuration
-    python bench/portfolio.py --only k5 l2    # some of them
+    python bench/portfolio.py --only k5 l2    # some (the other runs in the file are kept)
     python bench/portfolio.py --members       # and each member alone, defaults
 """
 
@@ -147,6 +147,10 @@ def main() -> None:
         return
     df = pl.read_csv(ADULT, separator=";")
     chosen = {n: c for n, c in configs().items() if not ns.only or n in ns.only}
+    unknown = set(ns.only or ()) - set(configs())
+    if unknown:
+        ap.error(f"unknown configuration(s) {sorted(unknown)}: choose from "
+                 f"{', '.join(configs())}")
     # warm-up: imports and first-call costs stay out of the first timed run
     starmin.anonymize(df.head(200).select(QI8[:3]), list(QI8[:3]), k=2)
     results: dict[str, Any] = {
@@ -162,8 +166,17 @@ def main() -> None:
         print(f"{name}: {r['method']} {r['stars']} stars, wall {r['wall_s']} s, "
               f"CPU {r['cpu_s']} s", flush=True)
     results["machine"]["load_end"] = os.getloadavg()[0]
+    if ns.only and ns.out.exists():  # re-measured runs replace theirs; the others are kept
+        base = json.loads(ns.out.read_text())
+        base["runs"].update(results["runs"])
+        base.setdefault("updates", []).append(
+            {"runs": list(results["runs"]), "machine": results["machine"],
+             "started": results["started"]})
+        results = base
     ns.out.parent.mkdir(parents=True, exist_ok=True)
-    ns.out.write_text(json.dumps(results, indent=1) + "\n")
+    tmp = ns.out.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(results, indent=1) + "\n")
+    tmp.replace(ns.out)
     print(table(results))
 
 
