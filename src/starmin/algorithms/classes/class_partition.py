@@ -22,8 +22,14 @@ Steps:
 
 1. Columns: the whole table (a class whenever the model is feasible) and the classes of
    ``merge-repair``'s release.
-2. Column generation (:mod:`.colgen`) with the exact pricing model (:mod:`.pricing`,
-   CP-SAT): its Lagrangian bound ``L`` is proven for every release.
+2. The per-row bound (:func:`.colgen.ratio_bound`): the cheapest stars per row ``theta*``
+   of any satisfying class, by Dinkelbach's method over uniform duals; every release has at
+   least ``n theta*`` stars. The classes of that cost per row join the columns (a CP-SAT
+   enumeration); if the restricted master's integer optimum meets the bound, it is proven
+   optimal (the planted 3D-matching families: ``theta* = d - 1``).
+   Then column generation (:mod:`.colgen`) with the exact pricing model (:mod:`.pricing`,
+   CP-SAT), from that bound and its duals: its Lagrangian bound ``L`` is proven for every
+   release.
 3. The restricted master with integer ``lambda`` (HiGHS): release value ``U``. ``U <= L``:
    proven optimal.
 4. Otherwise *reduced-cost enumeration*: a release of at most ``U - 1`` stars uses only
@@ -56,7 +62,7 @@ from typing import Any
 import numpy as np
 
 from starmin.algorithms.base import Algorithm, Progress, admit, silent
-from starmin.algorithms.classes.colgen import ColGen, column_generation
+from starmin.algorithms.classes.colgen import ColGen, column_generation, ratio_bound
 from starmin.algorithms.classes.master import Columns, solve_ip
 from starmin.algorithms.classes.pricing import ClassModel, Pairs, supported_part
 from starmin.data.rowtypes import RowTypes
@@ -110,7 +116,8 @@ def lower_bound(rt: RowTypes, model: PrivacyModel, max_rounds: int = 200) -> int
     if supports(model, rt) is not None:
         return None
     _p, pricer, cols, kappa = _setup(rt, model, 0, DEFAULTS["pricing_work"])
-    return column_generation(cols, pricer, kappa, max_rounds).lower
+    start, _theta = ratio_bound(cols, pricer, kappa)
+    return column_generation(cols, pricer, kappa, max_rounds, start=start).lower
 
 
 def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
@@ -121,16 +128,42 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     pairs, pricer, cols, kappa = _setup(rt, model, seed, float(opt["pricing_work"]))
     for x in _start(rt, model, pairs):
         cols.add(x)
-    cg = column_generation(cols, pricer, kappa, int(opt["max_rounds"]), say)
-    cert: dict[str, Any] = {"seed": seed, "lp_value": round(cg.lp_value, 6),
+    start, theta = ratio_bound(cols, pricer, kappa, say=say)
+    per_row = {"per_row_bound": start.lower if start else None, "theta": theta}
+    if start is not None and theta is not None:
+        done = _tight(rt, model, pricer, cols, start.lower, theta,
+                      {"seed": seed, **per_row, **opt}, say)
+        if done is not None:
+            return done
+    cg = column_generation(cols, pricer, kappa, int(opt["max_rounds"]), say, start=start)
+    cert: dict[str, Any] = {"seed": seed, **per_row, "lp_value": round(cg.lp_value, 6),
                             "lp_bound": cg.lower, "lp_complete": cg.complete,
                             "colgen_rounds": cg.rounds, "classes": len(cols.x), **opt}
     ip = solve_ip(cols, int(opt["node_limit"]))
     assert ip.value is not None  # the whole table is a column
     say(f"{NAME}: LP bound {cg.lower}, restricted master {ip.value} stars")
+    cert["master_stars"] = ip.value
     if ip.value <= cg.lower:
         return _plan(rt, model, cols, ip.chosen, cg.lower, {**cert, "proven_by": "lp bound"})
     return _enumerate(rt, model, pricer, cols, cg, kappa, ip.chosen, ip.value, opt, cert, say)
+
+
+def _tight(rt: RowTypes, model: PrivacyModel, pricer: ClassModel, cols: Columns, lower: int,
+           theta: float, cert: dict[str, Any], say: Progress) -> ReleasePlan | None:
+    """Step 2a: the classes of least cost per row (``theta``, proven by :func:`.ratio_bound`)
+    join the master; if its integer optimum meets the per-row bound ``lower``, that is the
+    optimum. ``None`` otherwise."""
+    tight, _ = pricer.enumerate(np.full(cols.pairs.P, theta), 1e-6, int(cert["max_classes"]))
+    for x in tight:
+        cols.add(x)
+    ip = solve_ip(cols, int(cert["node_limit"]))
+    say(f"{NAME}: per-row bound {lower}, {len(tight)} classes at it, restricted master "
+        f"{ip.value} stars")
+    if ip.value is None or not ip.optimal or ip.value > lower:
+        return None
+    return _plan(rt, model, cols, ip.chosen, lower,
+                 {**cert, "tight_classes": len(tight), "classes": len(cols.x),
+                  "proven_by": "per-row bound"})
 
 
 def _enumerate(rt: RowTypes, model: PrivacyModel, pricer: ClassModel, cols: Columns,
