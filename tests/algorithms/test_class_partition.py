@@ -185,3 +185,41 @@ def test_the_per_row_bound_finds_the_cheapest_class_per_row(name: str) -> None:
         assert rt.n * theta - 1e-6 <= got.lower <= best
         checked += 1
     assert checked >= 2
+
+
+@pytest.mark.parametrize("name", ["k2", "l2", "distinct-l2", "t0.3-equal", "k2+t0.4"])
+def test_reports_carry_the_per_row_bound_on_wide_tables(name: str) -> None:
+    """``starmin.lower_bounds`` adds ``per_row`` from 17 QI columns on (never above brute
+    force's optimum on random wide tables), and not on narrower ones."""
+    import starmin
+
+    model = MODELS[name]
+    checked, reported = 0, False
+    for seed in range(8):
+        rng = np.random.default_rng(100 + seed)
+        n = 6 + seed % 3
+        X = rng.integers(0, 2, size=(n, 18))
+        X[:, :9] = X[0, :9]                              # some columns agree: cheap classes
+        s = rng.permutation(np.arange(n) % 3)
+        rt = RowTypes.from_arrays(X, s)
+        try:
+            best = brute_force.solve(rt, model).stars
+        except Infeasible:
+            continue
+        got = class_partition.per_row_bound(rt, model)
+        assert got is not None and got <= best, (got, best)
+        checked += int(got > 0)
+        narrow = RowTypes.from_arrays(X[:, :16], s)
+        assert class_partition.per_row_bound(narrow, model) is None
+        if not reported:  # the report's bounds carry it (the other bounds are slow at 18 QIs)
+            assert starmin.lower_bounds(rt, model)["per_row"] == got
+            reported = True
+    assert checked >= 2 and reported
+
+
+def test_the_report_bound_of_a_planted_table_is_its_optimum() -> None:
+    import starmin
+
+    opt, rt, model = planted("liang-yuan-thm6", 10)
+    bounds = starmin.lower_bounds(rt, model)
+    assert bounds["per_row"] == opt == bounds["best"]

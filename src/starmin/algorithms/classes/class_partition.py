@@ -111,6 +111,30 @@ def _setup(rt: RowTypes, model: PrivacyModel, seed: int, work: float
     return pairs, pricer, cols, kappa
 
 
+PER_ROW_MIN_M = 17
+"""The reports carry the per-row bound on tables of at least this many QI columns (where
+``--method exact`` takes this method, and the other bounds are weakest: 84-144 against the
+planted optima 360-828 at 16-24 QIs)."""
+PER_ROW_WORK = 2.0
+"""CP-SAT's deterministic time per pricing call of the report's per-row bound."""
+PER_ROW_STEPS = 6
+"""Most pricing calls of the report's per-row bound (so at most ``12`` deterministic
+seconds; the planted tables of 24-30 rows x 20-24 QIs take one or two calls, under a CPU
+second in all)."""
+
+
+def per_row_bound(rt: RowTypes, model: PrivacyModel, progress: Progress | None = None
+                  ) -> int | None:
+    """The per-row bound (:func:`.colgen.ratio_bound`: every satisfying class costs at least
+    ``theta*`` stars per row) within the report's work limits, on tables of at least
+    :data:`PER_ROW_MIN_M` QI columns the method supports; else ``None``."""
+    if rt.m < PER_ROW_MIN_M or supports(model, rt) is not None:
+        return None
+    _p, pricer, cols, kappa = _setup(rt, model, 0, PER_ROW_WORK)
+    start, _theta = ratio_bound(cols, pricer, kappa, PER_ROW_STEPS, progress or silent)
+    return None if start is None else start.lower
+
+
 def lower_bound(rt: RowTypes, model: PrivacyModel, max_rounds: int = 200) -> int | None:
     """The class LP's certified bound (:mod:`.colgen`), or ``None`` when unsupported."""
     if supports(model, rt) is not None:
