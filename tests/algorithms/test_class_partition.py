@@ -223,3 +223,21 @@ def test_the_report_bound_of_a_planted_table_is_its_optimum() -> None:
     opt, rt, model = planted("liang-yuan-thm6", 10)
     bounds = starmin.lower_bounds(rt, model)
     assert bounds["per_row"] == opt == bounds["best"]
+
+
+def test_pricing_stopped_before_any_class_gives_no_bound() -> None:
+    """CP-SAT stopped by its work limit before finding a class reports an objective bound of
+    0, which is no bound: on Liang & Yuan Thm 4's table of 18 rows x 468 QIs (k = 6, optimum
+    252) priced at the whole table's ratio, taking it gave a per-row bound of 8,424. The
+    pricing returns ``-inf`` there, and the report's bound stays below the optimum."""
+    import starmin
+
+    opt, rt, model = planted("liang-yuan-thm4", 12)
+    _p, pricer, cols, _kappa = class_partition._setup(rt, model, 0, 0.05)
+    found, rc_lo, proved = pricer.price(np.full(_p.P, float(rt.m)))
+    assert not proved
+    if not found:
+        assert rc_lo == -np.inf
+    per_row = class_partition.per_row_bound(rt, model)
+    assert per_row is not None and per_row <= opt
+    assert all(v <= opt for v in starmin.lower_bounds(rt, model).values())

@@ -221,8 +221,9 @@ class ClassModel:
     def price(self, pi: NDArray[np.float64], most: int = 8
               ) -> tuple[list[NDArray[np.int64]], float, bool]:
         """Classes of the lowest scaled reduced cost found (the best last, at most ``most``
-        improving ones), the proven lower bound on every class's reduced cost, and whether
-        CP-SAT proved its optimum (within its work limit)."""
+        improving ones), the proven lower bound on every class's reduced cost (``-inf`` when
+        CP-SAT stopped before finding any class: its reported bound is then no bound), and
+        whether CP-SAT proved its optimum (within its work limit)."""
         self.m.minimize(self._objective(pi))
         found: list[NDArray[np.int64]] = []
         xs = self.x
@@ -235,6 +236,10 @@ class ClassModel:
         status = solver.solve(self.m, Keep())
         if status == self.cp.INFEASIBLE:
             return [], math.inf, True
+        if status not in (self.cp.OPTIMAL, self.cp.FEASIBLE):
+            # stopped before any class: CP-SAT then reports an objective bound of 0, which
+            # is no bound at all (a wide planted table priced at its whole-table ratio)
+            return found[-most:], -math.inf, False
         bound = (solver.best_objective_bound - self.n_max) / SCALE
         return found[-most:], bound, status == self.cp.OPTIMAL
 
