@@ -233,7 +233,7 @@ def test_pricing_stopped_before_any_class_gives_no_bound() -> None:
     import starmin
 
     opt, rt, model = planted("liang-yuan-thm4", 12)
-    _p, pricer, cols, _kappa = class_partition._setup(rt, model, 0, 0.05)
+    _p, pricer, _cols, _kappa = class_partition._setup(rt, model, 0, 0.05)
     found, rc_lo, proved = pricer.price(np.full(_p.P, float(rt.m)))
     assert not proved
     if not found:
