@@ -45,9 +45,11 @@ l = 4: 29,015 -> 27,611). The passing caps are ``1 .. h*``:
   those of ``min(n, h1)`` (the ``k`` largest shares ``A_k(h) / S(h)`` never fall as ``h``
   grows: with ``b`` values above ``h``, ``d/dh`` is ``(k S - b k h) / S^2 >= 0`` for ``k <=
   b`` and ``b (S - A_k) / S^2 >= 0`` after), and entropy is Schur-concave, so it never rises
-  with ``h``. Any other model (``l`` not given): a row type, or a group's pool,
-becomes a class when it satisfies the model as a whole, else nothing of it does; so every
-class formed at a level satisfies the model. Merge-repair's ``auto`` uses this start for
+  with ``h``.
+
+Any other model (``l`` not given): a row type, or a group's pool, becomes a class when it
+satisfies the model as a whole, else nothing of it does; so every class formed at a level
+satisfies the model. Merge-repair's ``auto`` uses this start for
 frequency l-diversity and the models it implies (:func:`.merge_repair.level_suits`,
 :func:`.merge_repair.implied_suits`).
 
