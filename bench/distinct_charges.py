@@ -14,7 +14,6 @@ and prints the table of ``docs/algorithms/lower-bounds.md``.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -24,6 +23,7 @@ import polars as pl
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from portfolio import ADULT, QI8, SA
+from results_file import write_json
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "bench" / "results" / "distinct_charges.json"
@@ -58,10 +58,7 @@ def main() -> None:
             print(f"| {rt.n:,} | {q} | {b['distinct_values']:,} | "
                   f"{'-' if got is None else f'{got:,}'}{gain} | {cpu:.2f} |", flush=True)
     out["finished"] = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    tmp = OUT.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(out, indent=2) + "\n")
-    tmp.replace(OUT)
+    write_json(OUT, out, indent=2)
 
 
 if __name__ == "__main__":

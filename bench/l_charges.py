@@ -14,7 +14,6 @@ not run here (its column generation is another benchmark, ``bench/lp_core.py``).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -24,6 +23,7 @@ import polars as pl
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from portfolio import ADULT, QI8, SA
+from results_file import write_json
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "bench" / "results" / "l_charges.json"
@@ -69,10 +69,7 @@ def main() -> None:
                   f"{'-' if limited is None else f'{limited:,}'} | "
                   f"{'-' if free is None else f'{free:,}'} | {cpu:.2f} |", flush=True)
     out["finished"] = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    tmp = OUT.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(out, indent=2) + "\n")
-    tmp.replace(OUT)
+    write_json(OUT, out, indent=2)
 
 
 if __name__ == "__main__":

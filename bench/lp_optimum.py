@@ -27,6 +27,7 @@ import polars as pl
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from portfolio import ADULT
+from results_file import write_json
 from targets import configs
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -72,10 +73,7 @@ def main() -> None:
     print(json.dumps({key: result}, indent=1))
     base = json.loads(ns.out.read_text()) if ns.out.exists() else {}
     base[key] = result
-    ns.out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = ns.out.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(base, indent=1) + "\n")
-    tmp.replace(ns.out)
+    write_json(ns.out, base)
 
 
 if __name__ == "__main__":

@@ -166,17 +166,11 @@ def main() -> None:
         print(f"{name}: {r['method']} {r['stars']} stars, wall {r['wall_s']} s, "
               f"CPU {r['cpu_s']} s", flush=True)
     results["machine"]["load_end"] = os.getloadavg()[0]
-    if ns.only and ns.out.exists():  # re-measured runs replace theirs; the others are kept
-        base = json.loads(ns.out.read_text())
-        base["runs"].update(results["runs"])
-        base.setdefault("updates", []).append(
-            {"runs": list(results["runs"]), "machine": results["machine"],
-             "started": results["started"]})
-        results = base
-    ns.out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = ns.out.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(results, indent=1) + "\n")
-    tmp.replace(ns.out)
+    from results_file import merged_runs, write_json  # beside this file
+
+    if ns.only:  # re-measured runs replace theirs; the others are kept
+        results = merged_runs(ns.out, results, "machine", "started")
+    write_json(ns.out, results)
     print(table(results))
 
 

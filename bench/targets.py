@@ -33,6 +33,7 @@ import polars as pl
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from portfolio import ADULT, QI8, QI9, SA, run
+from results_file import merged_runs, write_json
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "bench" / "results" / "targets.json"
@@ -110,17 +111,9 @@ def main() -> None:
               f"{r['wall_s']} s wall, {r['cpu_s']} s CPU", file=sys.stderr, flush=True)
     results["machine"]["load_end"] = os.getloadavg()[0]
     results["finished"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    if ns.only and ns.out.exists():  # re-measured runs replace theirs; the others are kept
-        base = json.loads(ns.out.read_text())
-        base["runs"].update(results["runs"])
-        base.setdefault("updates", []).append(
-            {"runs": list(results["runs"]), "machine": results["machine"],
-             "started": results["started"], "finished": results["finished"]})
-        results = base
-    ns.out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = ns.out.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(results, indent=1) + "\n")
-    tmp.replace(ns.out)
+    if ns.only:  # re-measured runs replace theirs; the others are kept
+        results = merged_runs(ns.out, results, "machine", "started", "finished")
+    write_json(ns.out, results)
     print(table(results))
 
 

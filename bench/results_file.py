@@ -1,0 +1,31 @@
+"""Writing a bench script's results: whole (a temporary file, then a rename, so a stopped run
+never leaves half a file) and, for a run of some configurations only, merged into the file's
+earlier runs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+
+def write_json(path: Path, data: Any, indent: int = 1) -> None:
+    """``data`` as JSON at ``path``, written to ``path.json.tmp`` first and renamed."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(data, indent=indent) + "\n")
+    tmp.replace(path)
+
+
+def merged_runs(path: Path, results: dict[str, Any], *keys: str) -> dict[str, Any]:
+    """``results`` (with ``"runs"`` by configuration name) over the file at ``path``: its
+    re-measured runs replace theirs, the others are kept, and ``"updates"`` records which
+    runs this was with its ``keys`` (e.g. ``machine``, ``started``). ``results`` itself when
+    there is no file yet."""
+    if not path.exists():
+        return results
+    base: dict[str, Any] = json.loads(path.read_text())
+    base["runs"].update(results["runs"])
+    base.setdefault("updates", []).append(
+        {"runs": list(results["runs"]), **{k: results[k] for k in keys}})
+    return base
