@@ -63,6 +63,7 @@ from starmin.algorithms.l_charge_bound import (
     _Cells,
     _cells,
     _pairs,
+    charge_columns,
     level_buckets,
     settle,
     top_constraints,
@@ -128,10 +129,7 @@ def _build(keys: PatternKeys, cells: _Cells, lev: IntArray, free_t: NDArray[np.b
            last: int, q: int, r: int, max_nonzeros: int) -> Program | None:
     """The LP over the free charges (columns ``0 .. cells.free.sum() - 1``), or ``None``
     past ``max_nonzeros``."""
-    lp = Program()
-    var = np.full(len(cells.v), -1, dtype=np.int64)
-    f = cells.free
-    var[f] = lp.columns(int(f.sum()), cells.lo[f], cells.hi[f])
+    lp, var = charge_columns(cells)
     for s, cell, cb, nb in level_buckets(keys, cells, lev, free_t, last):
         e_hi = cells.hi[cell] - s
         inv, pb, top = _pairs(cb, cells.u[cell], e_hi, r)
@@ -140,14 +138,14 @@ def _build(keys: PatternKeys, cells: _Cells, lev: IntArray, free_t: NDArray[np.b
             continue
         inside = need[cb]
         # the fixed cells' positive excess: a constant on the right-hand side
-        fixed = inside & ~f[cell]
+        fixed = inside & ~cells.free[cell]
         renum = np.cumsum(need) - 1
         const = np.bincount(renum[cb[fixed]], weights=cells.n[cell[fixed]]
                             * np.maximum(cells.hi[cell[fixed]] - s, 0.0),
                             minlength=int(need.sum()))
         head, renum = top_constraints(lp, var, cells, s, q, cell, cb, inv, pb, need,
                                       -const.astype(np.float64))
-        up = inside & f[cell] & (cells.hi[cell] > s)             # a - p <= s, p >= 0
+        up = inside & cells.free[cell] & (cells.hi[cell] > s)             # a - p <= s, p >= 0
         p = lp.columns(int(up.sum()), 0.0, np.inf)
         row = lp.constraints(np.full(int(up.sum()), float(s), dtype=np.float64))
         lp.entries(row, var[cell[up]], 1.0)

@@ -230,14 +230,21 @@ def _failing(pb: IntArray, top: NDArray[np.float64], nb: int, l: int) -> NDArray
     return many & (top_sums(pb, top, np.ones(len(pb), dtype=np.int64), l, nb) > 0)
 
 
-def _build(keys: PatternKeys, cells: _Cells, lev: IntArray, free_t: NDArray[np.bool_],
-           last: int, l: int, r: int, max_nonzeros: int) -> Program | None:
-    """The LP over the free charges (columns ``0 .. cells.free.sum() - 1``), or ``None``
-    past ``max_nonzeros``."""
+def charge_columns(cells: _Cells) -> tuple[Program, IntArray]:
+    """A charge LP's start: one column per free charge, within its range (columns ``0 ..
+    cells.free.sum() - 1``), and each cell's column (``-1`` for the fixed cells)."""
     lp = Program()
     var = np.full(len(cells.v), -1, dtype=np.int64)
     f = cells.free
     var[f] = lp.columns(int(f.sum()), cells.lo[f], cells.hi[f])
+    return lp, var
+
+
+def _build(keys: PatternKeys, cells: _Cells, lev: IntArray, free_t: NDArray[np.bool_],
+           last: int, l: int, r: int, max_nonzeros: int) -> Program | None:
+    """The LP over the free charges (columns ``0 .. cells.free.sum() - 1``), or ``None``
+    past ``max_nonzeros``."""
+    lp, var = charge_columns(cells)
     for s, cell, cb, nb in _level_buckets(keys, cells, lev, free_t, last):
         inv, pb, top = _pairs(cb, cells.u[cell], cells.hi[cell] - s, r)
         need = _failing(pb, top, nb, l)  # the others hold at the charges' upper ends
