@@ -241,3 +241,17 @@ def test_pricing_stopped_before_any_class_gives_no_bound() -> None:
     per_row = class_partition.per_row_bound(rt, model)
     assert per_row is not None and per_row <= opt
     assert all(v <= opt for v in starmin.lower_bounds(rt, model).values())
+
+
+def test_no_enumeration_without_a_pricing_bound() -> None:
+    """Column generation whose last pricing call proved no bound (``rc_lo = -inf``: CP-SAT
+    stopped before finding a class) cannot exclude any class: the release is the restricted
+    master's, marked ``bound`` with a bound below the optimum (the enumeration's limit was
+    infinite and raised OverflowError before)."""
+    opt, rt, model = planted("liang-yuan-thm4", 12)
+    plan = class_partition.solve(rt, model, pricing_work=1.0, max_rounds=20)
+    assert plan.lower_bound is not None and plan.lower_bound <= opt <= plan.stars
+    if plan.guarantee.kind == "exact":
+        assert plan.stars == opt
+    else:
+        assert plan.certificate["enumeration_complete"] is False

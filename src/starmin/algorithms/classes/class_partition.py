@@ -57,6 +57,7 @@ enumeration).
 from __future__ import annotations
 
 import importlib.util
+import math
 from typing import Any
 
 import numpy as np
@@ -193,7 +194,15 @@ def _tight(rt: RowTypes, model: PrivacyModel, pricer: ClassModel, cols: Columns,
 def _enumerate(rt: RowTypes, model: PrivacyModel, pricer: ClassModel, cols: Columns,
                cg: ColGen, kappa: int, chosen: list[int], upper: int,
                opt: dict[str, Any], cert: dict[str, Any], say: Progress) -> ReleasePlan:
-    """Step 4 of the module docstring."""
+    """Step 4 of the module docstring. When pricing proved no bound on the reduced costs at
+    the last duals (``rc_lo = -inf``: CP-SAT stopped by its work limit before finding a
+    class), no class can be excluded, so nothing is enumerated: the plan is ``upper`` with
+    the bound ``cg.lower``, marked ``bound``."""
+    if not math.isfinite(cg.rc_lo):
+        cert.update(enumerated=0, enumeration_complete=False)
+        return _plan(rt, model, cols, chosen, cg.lower, {
+            **cert, "stopped_by": "pricing proved no bound on the reduced costs (CP-SAT's "
+            "work limit per call)"})
     limit = upper - 1 - cg.pi_c - (kappa - 1) * min(0.0, cg.rc_lo) + 1e-6
     found, complete = pricer.enumerate(cg.pi, limit, int(opt["max_classes"]))
     for x in found:
