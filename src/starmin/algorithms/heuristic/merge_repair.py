@@ -621,9 +621,12 @@ estimates 6.3 and 6.7; carving added 0.5-2 CPU s on 2026-11-26: l = 5 and 6 took
 
 def level_work(rt: RowTypes, l: int | None = None, lp_levels: int = 0) -> float:
     """Estimated work units of the level start (:mod:`._level_start`): ``2e-8 x 2^m x t_in
-    x (m + s)`` (adult, 8 QIs, occupation: 1.4 units; measured 1.1-1.8 CPU s for l = 2..6),
-    plus, with placement LPs (``l`` given, ``lp_levels >= 1``), :func:`._level_lp.work`."""
-    greedy = 2e-8 * 2 ** rt.m * rt.t_in * (rt.m + rt.s)
+    x (m + s)`` (adult, 8 QIs, occupation: 1.4 units; measured 1.1-1.8 CPU s for l = 2..6)
+    plus ``1e-4 x 2^m`` for the Python work per pattern, whatever its rows (the planted
+    tables of 16-24 row types x 16 QIs: 6.6-6.8 CPU s, 100 us per pattern, where the first
+    term gives 0.6), plus, with placement LPs (``l`` given, ``lp_levels >= 1``),
+    :func:`._level_lp.work`."""
+    greedy = 2e-8 * 2 ** rt.m * rt.t_in * (rt.m + rt.s) + 1e-4 * 2 ** rt.m
     return greedy + (level_lp_work(rt.counts, l, rt.m, lp_levels) if l is not None else 0.0)
 
 
