@@ -261,6 +261,31 @@ def test_a_failed_exact_member_is_reported_and_the_others_run(stand_ins: Any) ->
     assert x.status == "failed" and "node limit" in x.reason
 
 
+def test_an_exact_member_stopped_short_of_a_proof_does_not_end_the_search(
+        stand_ins: Any) -> None:
+    """An exact member whose plan is marked ``bound`` (a work limit stopped it before a
+    proof) is one release among the others: the members after it run, the fewest stars
+    win, and a tie goes to the plan's own guarantee (``bound`` above ``heuristic``), not
+    the member's."""
+    calls: list[str] = []
+    x = _member("x", "exact", 2, 0.1, calls)
+    stopped = replace(x, solve=lambda rt, model, **_: (calls.append("x"),
+                                                       _plan(rt, "x", "bound", 2))[1])
+    stand_ins(stopped, _member("h", "heuristic", 1, 0.1, calls))
+    plan, trials = portfolio.run(_table(), KAnonymity(2))
+    assert calls == ["x", "h"] and plan.method == "h"
+    assert {t.method: (t.status, t.guarantee) for t in trials} == {
+        "x": ("tried", "bound"), "h": ("released", "heuristic")}
+    calls.clear()
+    stand_ins(stopped, _member("h", "heuristic", 2, 0.1, calls),
+              _member("r", "ratio", 2, 0.1, calls))
+    plan, _ = portfolio.run(_table(), KAnonymity(2))
+    assert calls == ["x", "h", "r"] and plan.method == "r"  # ratio > bound > heuristic
+    stand_ins(stopped, _member("h", "heuristic", 2, 0.1, calls))
+    plan, _ = portfolio.run(_table(), KAnonymity(2))
+    assert plan.method == "x" and plan.guarantee.kind == "bound"
+
+
 def test_a_method_without_auto_stays_out(stand_ins: Any) -> None:
     calls: list[str] = []
     out = replace(_member("manual", "heuristic", 1, 0.0, calls), auto=None)
@@ -286,7 +311,10 @@ def test_a_release_without_stars_ends_the_search() -> None:
         assert len(ran) == 1 and status[ran[0]] == "released"
         reasons = {t["method"]: t.get("reason", "") for t in plan.certificate["portfolio"]}
         later = [m for m, r in reasons.items() if r.startswith("not needed")]
-        assert later and all(f"{ran[0]} released no stars" in reasons[m] for m in later)
+        # an exact member (class-partition, up to 60 row types) proves the 0 an optimum
+        assert later and all(f"{ran[0]} released no stars" in reasons[m]
+                             or f"exact method {ran[0]} released an optimum" in reasons[m]
+                             for m in later)
     short = RowTypes.from_arrays(X[:-1], sa[:-1])  # one row type of 4 rows
     plan = starmin.solve(short, KAnonymity(5))
     assert plan.stars > 0

@@ -14,8 +14,10 @@ all runs of one solve.
 The runs, for the members that ``support`` the instance:
 
 1. *Exact methods first.* Exact (and FPT) members run in registry order while their
-   estimate fits the budget left; the first that succeeds released an optimum, so nothing
-   else runs (a failure, e.g. a solver's work limit, is recorded and the next one tries).
+   estimate fits the budget left; the first whose plan is proven (its guarantee exact or
+   fpt) released an optimum, so nothing else runs. A failure (e.g. a solver's work limit)
+   is recorded and the next one tries; a plan a work limit left marked ``bound`` (e.g.
+   class-partition's) is kept as a release like the others', and the search goes on.
 2. *The others*, cheapest estimate first (ties: registry order): each runs if its estimate
    fits the budget left, else it is skipped as over budget -- except that the first of them
    always runs when nothing has been released yet, so ``auto`` always releases. A member
@@ -24,8 +26,8 @@ The runs, for the members that ``support`` the instance:
    as not needed (tables whose row types all satisfy the model on their own); so are they
    once the fewest stars so far are proven within :data:`NEAR` (1 %) of the optimum by the
    largest lower bound a run proved (no member could release more than 1 % fewer).
-3. *The release* is the plan with the fewest stars; ties go to the stronger guarantee
-   (exact, fpt, ratio, bound, heuristic, in that order), then to registry order.
+3. *The release* is the plan with the fewest stars; ties go to the stronger guarantee of
+   the plan (exact, fpt, ratio, bound, heuristic, in that order), then to registry order.
 
 The plan keeps its own method name and guarantee. Its certificate gains ``portfolio`` (each
 member: its guarantee kind, status ``released`` / ``tried`` / ``failed`` / ``skipped``, its
@@ -153,6 +155,7 @@ def run(rt: RowTypes, model: PrivacyModel, *, seed: int = 0, progress: Progress 
             return
         dt = time.perf_counter() - t0
         plans[a.name] = plan
+        kind = plan.guarantee.kind  # 'bound' when a work limit stopped an exact method
         trials[a.name] = Trial(a.name, kind, "tried", r.work, plan.stars, note=r.note,
                                seconds=dt)
         say(f"auto: {a.name} ({kind}{', ' + r.note if r.note else ''}): {plan.stars:,} stars "
@@ -175,7 +178,7 @@ def run(rt: RowTypes, model: PrivacyModel, *, seed: int = 0, progress: Progress 
             skip(a, r, _over(r, left, budget))
         else:
             attempt(a, r)
-            optimal = a.name if a.name in plans else None
+            optimal = a.name if _proven(plans.get(a.name)) else None
     for a in others:
         r = _plan_of(a, model, rt, left)
         if optimal is not None:
@@ -195,7 +198,7 @@ def run(rt: RowTypes, model: PrivacyModel, *, seed: int = 0, progress: Progress 
         assert failure is not None
         raise failure
     rank = {k: i for i, k in enumerate(STRENGTH)}
-    best = min(plans, key=lambda n: (plans[n].stars, rank[table[n].guarantee.kind],
+    best = min(plans, key=lambda n: (plans[n].stars, rank[plans[n].guarantee.kind],
                                      order.index(n)))
     trials[best] = replace(trials[best], status="released")
     listed = [trials[n] for n in order if n in trials]
@@ -224,10 +227,17 @@ def run(rt: RowTypes, model: PrivacyModel, *, seed: int = 0, progress: Progress 
                 break
     bounds = [p.lower_bound for p in plans.values() if p.lower_bound is not None]
     lower = max(bounds) if bounds else None
-    say(f"auto: released {best} ({table[best].guarantee.kind}): {chosen.stars:,} stars, the "
+    say(f"auto: released {best} ({chosen.guarantee.kind}): {chosen.stars:,} stars, the "
         f"fewest of {len(plans)} run{'s' if len(plans) != 1 else ''} "
         f"({budget - left:.2f} of {budget:g} work units)")
     return chosen.with_info(certificate=cert, lower_bound=lower), listed
+
+
+def _proven(plan: ReleasePlan | None) -> bool:
+    """Whether an exact member's run released a proven optimum: its plan's own guarantee is
+    exact or fpt (a member stopped by a work limit may release its best plan marked
+    ``bound``, which counts as a run like any other)."""
+    return plan is not None and plan.guarantee.kind in ("exact", "fpt")
 
 
 def _near_optimal(plans: dict[str, ReleasePlan]) -> str | None:
