@@ -8,11 +8,15 @@ lower bound, its CPU and wall seconds and whether it reached the optimum, plus
 :func:`starmin.lower_bounds` (the bounds every report carries) and their time. Writes
 ``bench/results/planted.json`` and prints the markdown table of docs/benchmarks.md.
 
-Work limits, never a clock: a method runs only when the portfolio's work estimate for it
-(``Algorithm.auto``; about a CPU second per unit on the reference machine, conservative on
-these wide tables) is at most ``--work-limit`` units (default 10,000), and a method without an
-estimate only when ``t_in x m`` is at most 1,000 (its LP's size). The default run takes about
-2 CPU minutes (5 minutes of wall time on a 2-core machine at load 7).
+Work limits, never a clock: a method with a work estimate (``Algorithm.auto``; about a CPU
+second per unit on the reference machine, conservative on these wide tables) runs with the
+options of the portfolio's richest variant for it (``auto(model, rt, inf)``: its defaults,
+except class-partition, whose defaults have no bounded worst case; the variant is recorded)
+when that estimate is at most ``--work-limit`` units (default 10,000), and a method without an
+estimate only when ``t_in x m`` is at most 1,000 (its LP's size). ``--method auto`` (or no
+``--method``) also records the portfolio's release (``"auto"``: the method it released, its
+stars and CPU seconds). The default run takes about 2 CPU minutes (5 minutes of wall time on
+a 2-core machine at load 7).
 
     python bench/planted.py                 # every family at every size
     python bench/planted.py --quick         # the smallest size of each family (seconds)
@@ -25,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import platform
 import time
@@ -33,7 +38,7 @@ from typing import Any
 
 import starmin
 from starmin.algorithms import registry
-from starmin.algorithms.portfolio import BUDGET
+from starmin.algorithms.base import AutoRun
 from starmin.data import Schema
 from starmin.data.rowtypes import RowTypes
 from starmin.datasets.planted import generate
@@ -67,13 +72,21 @@ def row_types(inst: PlantedInstance) -> RowTypes:
     return LocalEngine().to_row_types(inst.frame(), schema).row_types
 
 
+def richest(algo: Any, model: Any, rt: RowTypes) -> AutoRun | None:
+    """The portfolio's richest variant of ``algo`` here (its ``auto`` with no budget limit:
+    its defaults for every member but class-partition, whose defaults have no bounded worst
+    case), or None for a method without a work estimate."""
+    return None if algo.auto is None else algo.auto(model, rt, math.inf)
+
+
 def skip_reason(algo: Any, model: Any, rt: RowTypes, work_limit: float) -> str | None:
     """Why ``algo`` does not run here (unsupported or over the work limit), or None."""
     reason = algo.supports(model, rt)
     if reason is not None:
         return f"unsupported: {reason}"
-    if algo.auto is not None:
-        work = algo.auto(model, rt, BUDGET).work
+    run = richest(algo, model, rt)
+    if run is not None:
+        work = run.work
         if work > work_limit:
             return f"over the work limit: estimate {work:,.0f} units > {work_limit:,.0f}"
     elif rt.t_in * rt.m > NO_ESTIMATE_LIMIT:
@@ -103,28 +116,38 @@ def run_one(family: str, size: int, params: dict[str, Any], work_limit: float,
             record["methods"][name] = {"status": "skipped", "reason": skip}
             continue
         c0, w0 = time.process_time(), time.perf_counter()
+        run = richest(algo, model, rt)
         try:
-            plan = starmin.solve(rt, model, method=name, seed=0)
+            plan = starmin.solve(rt, model, method=name, seed=0,
+                                 **(dict(run.options) if run else {}))
         except Exception as exc:  # a method's bug is a result here, not the end of the run
             record["methods"][name] = {"status": "failed",
                                        "error": f"{type(exc).__name__}: {exc}"[:300],
                                        "cpu_s": round(time.process_time() - c0, 3)}
             continue
         record["methods"][name] = {
-            "status": "ok", "kind": algo.guarantee.kind, "stars": plan.stars,
+            "status": "ok", "kind": plan.guarantee.kind, "stars": plan.stars,
+            **({"variant": run.note} if run and run.note else {}),
             "lower_bound": plan.lower_bound,
             "at_optimum": None if opt.stars is None else plan.stars == opt.stars,
             "cpu_s": round(time.process_time() - c0, 3),
             "wall_s": round(time.perf_counter() - w0, 3)}
+    if not methods or "auto" in methods:
+        c0 = time.process_time()
+        plan = starmin.solve(rt, model, method="auto", seed=0)
+        record["auto"] = {"method": plan.method, "kind": plan.guarantee.kind,
+                          "stars": plan.stars, "lower_bound": plan.lower_bound,
+                          "at_optimum": None if opt.stars is None else plan.stars == opt.stars,
+                          "cpu_s": round(time.process_time() - c0, 3)}
     return record
 
 
 def table(results: dict[str, Any]) -> str:
     """The markdown table: one line per instance, each method that ran with its stars (bold
     at the optimum) and CPU seconds; failures and skips over the work limit named."""
-    head = ("| family | size | rows x QIs (t_in) | optimum | best lower bound | "
-            "methods: stars (CPU s) | over the work limit / failed |")
-    lines = [head, "|---|---:|---|---:|---:|---|---|"]
+    head = ("| family | size | rows x QIs (t_in) | optimum | best lower bound | auto: method "
+            "stars (CPU s) | methods: stars (CPU s) | over the work limit / failed |")
+    lines = [head, "|---|---:|---|---:|---:|---|---|---|"]
     for r in results["runs"]:
         opt = r["optimum"]
         shown = (f"{opt:,}" if opt is not None
@@ -141,8 +164,15 @@ def table(results: dict[str, Any]) -> str:
             elif m["reason"].startswith("over"):
                 other.append(f"{name} over")
         label = r.get("label", r["family"])
+        a = r.get("auto")
+        auto = "-"
+        if a is not None:
+            stars = f"{a['stars']:,}"
+            auto = f"{a['method']} {'**' + stars + '**' if a['at_optimum'] else stars} " \
+                   f"({a['cpu_s']:.2f})"
         lines.append(f"| {label} | {r['size']} | {r['rows']} x {r['qi']} ({r['t_in']}) | "
-                     f"{shown} | {r['lower_bounds']['best']:,} | {'; '.join(ran) or '-'} | "
+                     f"{shown} | {r['lower_bounds']['best']:,} | {auto} | "
+                     f"{'; '.join(ran) or '-'} | "
                      f"{', '.join(other) or '-'} |")
     return "\n".join(lines)
 

@@ -299,11 +299,11 @@ def lower_bounds(rt: RowTypes, model: PrivacyModel, progress: Progress | None = 
             out[name] = max(out.get(name, 0), v)
     out.update(diversity_lower_bounds(rt, parts(model), progress,
                                       charges=not (lp_complete and known_lp)))
-    from starmin.algorithms.classes.class_partition import per_row_bound
+    from starmin.algorithms.classes.class_partition import row_level_bound
 
-    per_row = per_row_bound(rt, model, progress)
-    if per_row is not None:
-        out["per_row"] = per_row
+    levels = row_level_bound(rt, model, progress)
+    if levels is not None:
+        out["row_levels"] = levels
     lp = lp_lower_bound(rt, model, progress=progress, known=known_lp)
     if lp is not None:
         out["lp"] = lp

@@ -5,7 +5,6 @@ bound = optimum on wide tables (src/starmin/algorithms/classes/)."""
 from __future__ import annotations
 
 import functools
-from fractions import Fraction
 
 import numpy as np
 import polars as pl
@@ -142,32 +141,34 @@ def test_planted_optimum_with_bound(family: str, size: int) -> None:
     assert plan.guarantee.kind == "exact"
 
 
-def _cheapest_ratio(rt: RowTypes, model: PrivacyModel) -> Fraction:
-    """Brute force: the least stars per row of a satisfying class, over every set of rows."""
+def _levels(rt: RowTypes, model: PrivacyModel) -> list[int]:
+    """Brute force: for every row type, the fewest non-constant QI columns of a satisfying
+    class holding one of its rows, over every set of rows."""
     from starmin.models.apply import holds
     from starmin.transform.plan import suppressor
 
     t, k = np.nonzero(rt.counts)
     rows = np.repeat(np.arange(len(t)), rt.counts[t, k])
-    best: Fraction | None = None
+    best = [rt.m + 1] * rt.t_in
     for mask in range(1, 1 << len(rows)):
         pick = rows[[i for i in range(len(rows)) if mask >> i & 1]]
         hist = np.zeros((1, rt.s), dtype=np.int64)
         np.add.at(hist[0], k[pick], 1)
         if not holds(model, rt, hist)[0]:
             continue
-        z = int((suppressor(rt.codes[np.unique(t[pick])]) < 0).sum())
-        best = Fraction(z) if best is None else min(best, Fraction(z))
-    assert best is not None
+        types = np.unique(t[pick])
+        z = int((suppressor(rt.codes[types]) < 0).sum())
+        for v in types.tolist():
+            best[v] = min(best[v], z)
     return best
 
 
-@pytest.mark.parametrize("name", ["k2", "l2", "t0.3-equal", "t0.25-ordered"])
-def test_the_per_row_bound_finds_the_cheapest_class_per_row(name: str) -> None:
-    """``colgen.ratio_bound``: Dinkelbach's ``theta`` is the least stars per row of any
-    satisfying class (brute force over every set of rows), and the bound, at least ``n
-    theta``, is never above brute force's optimum."""
-    from starmin.algorithms.classes.colgen import ratio_bound
+@pytest.mark.parametrize("name", ["k2", "l2", "distinct-l2", "t0.3-equal", "t0.25-ordered"])
+def test_row_levels_equal_brute_force(name: str) -> None:
+    """``row_levels``: each row type's level is the fewest non-constant columns of any
+    satisfying class holding one of its rows (brute force over every set of rows), and the
+    level bound ``sum n_v L(v)`` is never above brute force's optimum."""
+    from starmin.algorithms.classes.row_levels import level_bound, row_levels
 
     checked = 0
     for seed in range(6):
@@ -178,18 +179,17 @@ def test_the_per_row_bound_finds_the_cheapest_class_per_row(name: str) -> None:
             best = brute_force.solve(rt, model).stars
         except Infeasible:
             continue
-        _p, pricer, cols, kappa = class_partition._setup(rt, model, seed, 5.0)
-        got, theta = ratio_bound(cols, pricer, kappa)
-        assert got is not None and theta is not None          # pricing proved theta
-        assert theta == pytest.approx(float(_cheapest_ratio(rt, model)))
-        assert rt.n * theta - 1e-6 <= got.lower <= best
+        _p, pricer, _cols, _kappa = class_partition._setup(rt, model, seed, 5.0)
+        levels = row_levels(pricer, 5.0)
+        assert levels is not None and levels.tolist() == _levels(rt, model)
+        assert level_bound(levels, rt.counts) <= best
         checked += 1
     assert checked >= 2
 
 
 @pytest.mark.parametrize("name", ["k2", "l2", "distinct-l2", "t0.3-equal", "k2+t0.4"])
-def test_reports_carry_the_per_row_bound_on_wide_tables(name: str) -> None:
-    """``starmin.lower_bounds`` adds ``per_row`` from 17 QI columns on (never above brute
+def test_reports_carry_the_row_level_bound_on_wide_tables(name: str) -> None:
+    """``starmin.lower_bounds`` adds ``row_levels`` from 17 QI columns on (never above brute
     force's optimum on random wide tables), and not on narrower ones."""
     import starmin
 
@@ -206,13 +206,13 @@ def test_reports_carry_the_per_row_bound_on_wide_tables(name: str) -> None:
             best = brute_force.solve(rt, model).stars
         except Infeasible:
             continue
-        got = class_partition.per_row_bound(rt, model)
+        got = class_partition.row_level_bound(rt, model)
         assert got is not None and got <= best, (got, best)
         checked += int(got > 0)
         narrow = RowTypes.from_arrays(X[:, :16], s)
-        assert class_partition.per_row_bound(narrow, model) is None
+        assert class_partition.row_level_bound(narrow, model) is None
         if not reported:  # the report's bounds carry it (the other bounds are slow at 18 QIs)
-            assert starmin.lower_bounds(rt, model)["per_row"] == got
+            assert starmin.lower_bounds(rt, model)["row_levels"] == got
             reported = True
     assert checked >= 2 and reported
 
@@ -220,9 +220,10 @@ def test_reports_carry_the_per_row_bound_on_wide_tables(name: str) -> None:
 def test_the_report_bound_of_a_planted_table_is_its_optimum() -> None:
     import starmin
 
-    opt, rt, model = planted("liang-yuan-thm6", 10)
-    bounds = starmin.lower_bounds(rt, model)
-    assert bounds["per_row"] == opt == bounds["best"]
+    for size in (10, 16):  # 30 x 20 and 48 x 32 (the per-row bound it replaced gave 0)
+        opt, rt, model = planted("liang-yuan-thm6", size)
+        bounds = starmin.lower_bounds(rt, model)
+        assert bounds["row_levels"] == opt == bounds["best"]
 
 
 def test_pricing_stopped_before_any_class_gives_no_bound() -> None:
@@ -238,8 +239,8 @@ def test_pricing_stopped_before_any_class_gives_no_bound() -> None:
     assert not proved
     if not found:
         assert rc_lo == -np.inf
-    per_row = class_partition.per_row_bound(rt, model)
-    assert per_row is not None and per_row <= opt
+    levels = class_partition.row_level_bound(rt, model)
+    assert levels is not None and levels <= opt
     assert all(v <= opt for v in starmin.lower_bounds(rt, model).values())
 
 
@@ -255,3 +256,34 @@ def test_no_enumeration_without_a_pricing_bound() -> None:
         assert plan.stars == opt
     else:
         assert plan.certificate["enumeration_complete"] is False
+
+
+@pytest.mark.parametrize(("family", "size"), [("xiao-lemma3", 10),
+                                              ("meyerson-williams-thm3.1", 30),
+                                              ("liang-yuan-thm6", 10)])
+def test_auto_releases_the_planted_optimum_with_bound(family: str, size: int) -> None:
+    """``--method auto`` runs class-partition (a portfolio member) on the planted tables of
+    30 rows x 20 QIs and releases their optimum, proven: bound = optimum (merge-repair
+    released 573 on Thm 6 there before)."""
+    import starmin
+
+    opt, rt, model = planted(family, size)
+    plan = starmin.solve(rt, model, method="auto")
+    assert plan.stars == opt == plan.lower_bound
+    assert plan.method == "class-partition" and plan.guarantee.kind == "exact"
+
+
+def test_auto_variants_fit_the_units_left() -> None:
+    """The portfolio's variant is the richest whose worst case fits the units left, else the
+    cheapest; every variant's options are ones solve accepts, and a run of the cheapest on a
+    table it cannot prove still releases a verified plan with a bound below the optimum."""
+    opt, rt, model = planted("liang-yuan-thm6", 16)
+    runs = [class_partition.auto_run(model, rt, left) for left in (100.0, 8.0, 3.0, 0.0)]
+    works = [r.work for r in runs]
+    assert works == sorted(works, reverse=True) and works[-1] > 0
+    for left, r in zip((100.0, 8.0, 3.0), runs, strict=False):
+        assert r.work <= left or r == runs[-1]
+        assert set(r.options) <= set(class_partition.DEFAULTS)
+    plan = class_partition.solve(rt, model, **dict(runs[-1].options))
+    plan.validate(rt)
+    assert plan.lower_bound is not None and plan.lower_bound <= opt <= plan.stars

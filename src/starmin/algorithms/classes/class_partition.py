@@ -22,13 +22,14 @@ Steps:
 
 1. Columns: the whole table (a class whenever the model is feasible) and the classes of
    ``merge-repair``'s release.
-2. The per-row bound (:func:`.colgen.ratio_bound`): the cheapest stars per row ``theta*``
-   of any satisfying class, by Dinkelbach's method over uniform duals; every release has at
-   least ``n theta*`` stars. The classes of that cost per row join the columns (a CP-SAT
-   enumeration); if the restricted master's integer optimum meets the bound, it is proven
-   optimal (the planted 3D-matching families: ``theta* = d - 1``).
+2. The row levels (:mod:`.row_levels`): for every row type ``v`` the fewest stars ``L(v)``
+   a row of it pays in any satisfying class (CP-SAT); every release has at least ``sum_v
+   n_v L(v)`` stars, and ``pi = L`` is dual feasible for the master. The classes of reduced
+   cost 0 there (every row at its level) join the columns (a CP-SAT enumeration); if the
+   restricted master's integer optimum meets the bound, it is proven optimal (the planted
+   3D-matching families: every level is ``d - 1``).
    Then column generation (:mod:`.colgen`) with the exact pricing model (:mod:`.pricing`,
-   CP-SAT), from that bound and its duals: its Lagrangian bound ``L`` is proven for every
+   CP-SAT), from the level duals and their bound: its Lagrangian bound ``L`` is proven for every
    release.
 3. The restricted master with integer ``lambda`` (HiGHS): release value ``U``. ``U <= L``:
    proven optimal.
@@ -62,10 +63,11 @@ from typing import Any
 
 import numpy as np
 
-from starmin.algorithms.base import Algorithm, Progress, admit, silent
-from starmin.algorithms.classes.colgen import ColGen, column_generation, ratio_bound
+from starmin.algorithms.base import Algorithm, AutoRun, Progress, admit, silent
+from starmin.algorithms.classes.colgen import ColGen, column_generation
 from starmin.algorithms.classes.master import Columns, solve_ip
 from starmin.algorithms.classes.pricing import ClassModel, Pairs, supported_part
+from starmin.algorithms.classes.row_levels import level_bound, row_levels
 from starmin.data.rowtypes import RowTypes
 from starmin.models.apply import holds
 from starmin.models.base import PrivacyModel
@@ -83,7 +85,11 @@ GUARANTEE = Guarantee(
     "Bredereck et al. Sec. 4 (row types); Liang & Yuan Sec. 2; Desrosiers & Luebbecke",
 )
 DEFAULTS: dict[str, Any] = {"max_rounds": 400, "pricing_work": 5.0, "max_classes": 20_000,
-                            "node_limit": 50_000}
+                            "node_limit": 50_000, "level_work": 1.0, "start_units": 1.0}
+"""``level_work``: CP-SAT's deterministic time per row-level call (one per row type,
+:mod:`.row_levels`); ``start_units``: the work units of merge-repair's run whose classes
+start the columns (its ``--method auto`` variant within them,
+:func:`.merge_repair.auto_run`)."""
 _OPTIONS = set(DEFAULTS)
 
 
@@ -112,28 +118,29 @@ def _setup(rt: RowTypes, model: PrivacyModel, seed: int, work: float
     return pairs, pricer, cols, kappa
 
 
-PER_ROW_MIN_M = 17
-"""The reports carry the per-row bound on tables of at least this many QI columns (where
-``--method exact`` takes this method, and the other bounds are weakest: 84-144 against the
-planted optima 360-828 at 16-24 QIs)."""
-PER_ROW_WORK = 2.0
-"""CP-SAT's deterministic time per pricing call of the report's per-row bound."""
-PER_ROW_STEPS = 6
-"""Most pricing calls of the report's per-row bound (so at most ``12`` deterministic
-seconds; the planted tables of 24-30 rows x 20-24 QIs take one or two calls, under a CPU
-second in all)."""
+ROW_LEVELS_MIN_M = 17
+"""The reports carry the row-level bound on tables of at least this many QI columns (where
+``--method exact`` takes this method, and the pattern bounds, which enumerate suppression
+patterns, stop early: 84-144 against the planted optima 360-828 at 16-24 QIs). On narrower
+tables those bounds enumerate every pattern and give the same levels."""
+ROW_LEVELS_WORK = 6.0
+"""CP-SAT's deterministic time for all the report's row-level calls, shared equally by the
+row types (at most :data:`ROW_LEVEL_CALL_WORK` each)."""
+ROW_LEVEL_CALL_WORK = 0.5
+"""Most deterministic time of one row-level call in the reports."""
 
 
-def per_row_bound(rt: RowTypes, model: PrivacyModel, progress: Progress | None = None
-                  ) -> int | None:
-    """The per-row bound (:func:`.colgen.ratio_bound`: every satisfying class costs at least
-    ``theta*`` stars per row) within the report's work limits, on tables of at least
-    :data:`PER_ROW_MIN_M` QI columns the method supports; else ``None``."""
-    if rt.m < PER_ROW_MIN_M or supports(model, rt) is not None:
+def row_level_bound(rt: RowTypes, model: PrivacyModel, progress: Progress | None = None
+                    ) -> int | None:
+    """The row-level bound (:mod:`.row_levels`: every row of row type ``v`` pays at least
+    ``L(v)`` stars) within the report's work limits, on tables of at least
+    :data:`ROW_LEVELS_MIN_M` QI columns the method supports; else ``None``."""
+    if rt.m < ROW_LEVELS_MIN_M or supports(model, rt) is not None:
         return None
-    _p, pricer, cols, kappa = _setup(rt, model, 0, PER_ROW_WORK)
-    start, _theta = ratio_bound(cols, pricer, kappa, PER_ROW_STEPS, progress or silent)
-    return None if start is None else start.lower
+    _p, pricer, _cols, _kappa = _setup(rt, model, 0, 0.0)
+    work = min(ROW_LEVEL_CALL_WORK, ROW_LEVELS_WORK / max(rt.t_in, 1))
+    levels = row_levels(pricer, work, progress or silent)
+    return None if levels is None else level_bound(levels, rt.counts)
 
 
 def lower_bound(rt: RowTypes, model: PrivacyModel, max_rounds: int = 200) -> int | None:
@@ -141,7 +148,7 @@ def lower_bound(rt: RowTypes, model: PrivacyModel, max_rounds: int = 200) -> int
     if supports(model, rt) is not None:
         return None
     _p, pricer, cols, kappa = _setup(rt, model, 0, DEFAULTS["pricing_work"])
-    start, _theta = ratio_bound(cols, pricer, kappa)
+    start = _level_start(pricer, cols, DEFAULTS["level_work"], silent)
     return column_generation(cols, pricer, kappa, max_rounds, start=start).lower
 
 
@@ -151,19 +158,19 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     say = progress or silent
     opt = {**DEFAULTS, **options}
     pairs, pricer, cols, kappa = _setup(rt, model, seed, float(opt["pricing_work"]))
-    for x in _start(rt, model, pairs):
+    for x in _start(rt, model, pairs, float(opt["start_units"])):
         cols.add(x)
-    start, theta = ratio_bound(cols, pricer, kappa, say=say)
-    per_row = {"per_row_bound": start.lower if start else None, "theta": theta}
-    if start is not None and theta is not None:
-        done = _tight(rt, model, pricer, cols, start.lower, theta,
-                      {"seed": seed, **per_row, **opt}, say)
+    start = _level_start(pricer, cols, float(opt["level_work"]), say)
+    levels = {"row_level_bound": None if start is None else start.lower}
+    if start is not None:
+        done = _tight(rt, model, pricer, cols, start, {"seed": seed, **levels, **opt}, say)
         if done is not None:
             return done
     cg = column_generation(cols, pricer, kappa, int(opt["max_rounds"]), say, start=start)
-    cert: dict[str, Any] = {"seed": seed, **per_row, "lp_value": round(cg.lp_value, 6),
-                            "lp_bound": cg.lower, "lp_complete": cg.complete,
-                            "colgen_rounds": cg.rounds, "classes": len(cols.x), **opt}
+    lp_value = round(cg.lp_value, 6) if math.isfinite(cg.lp_value) else None
+    cert: dict[str, Any] = {"seed": seed, **levels, "lp_value": lp_value, "lp_bound": cg.lower,
+                            "lp_complete": cg.complete, "colgen_rounds": cg.rounds,
+                            "classes": len(cols.x), **opt}
     ip = solve_ip(cols, int(opt["node_limit"]))
     assert ip.value is not None  # the whole table is a column
     say(f"{NAME}: LP bound {cg.lower}, restricted master {ip.value} stars")
@@ -173,22 +180,36 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     return _enumerate(rt, model, pricer, cols, cg, kappa, ip.chosen, ip.value, opt, cert, say)
 
 
-def _tight(rt: RowTypes, model: PrivacyModel, pricer: ClassModel, cols: Columns, lower: int,
-           theta: float, cert: dict[str, Any], say: Progress) -> ReleasePlan | None:
-    """Step 2a: the classes of least cost per row (``theta``, proven by :func:`.ratio_bound`)
-    join the master; if its integer optimum meets the per-row bound ``lower``, that is the
-    optimum. ``None`` otherwise."""
-    tight, _ = pricer.enumerate(np.full(cols.pairs.P, theta), 1e-6, int(cert["max_classes"]))
+def _level_start(pricer: ClassModel, cols: Columns, work: float, say: Progress
+                 ) -> ColGen | None:
+    """Step 2: the row levels (:mod:`.row_levels`) as the class LP's duals, ``pi_p = L(v)``
+    for the pairs of row type ``v``: dual feasible (every reduced cost ``>= 0``), with the
+    Lagrangian bound ``sum_v n_v L(v)``. ``None`` when some row type is in no satisfying
+    class."""
+    levels = row_levels(pricer, work, say)
+    if levels is None:
+        return None
+    pi = levels[cols.pairs.type_of].astype(np.float64)
+    lower = level_bound(levels, pricer.rt.counts)
+    return ColGen(lower, pi, float(lower), 0.0, math.nan, 0, False)
+
+
+def _tight(rt: RowTypes, model: PrivacyModel, pricer: ClassModel, cols: Columns,
+           start: ColGen, cert: dict[str, Any], say: Progress) -> ReleasePlan | None:
+    """Step 2a: the classes of reduced cost 0 at the level duals (every row at its level)
+    join the master; if its integer optimum meets the level bound, that is the optimum.
+    ``None`` otherwise."""
+    tight, _ = pricer.enumerate(start.pi, 1e-6, int(cert["max_classes"]))
     for x in tight:
         cols.add(x)
     ip = solve_ip(cols, int(cert["node_limit"]))
-    say(f"{NAME}: per-row bound {lower}, {len(tight)} classes at it, restricted master "
-        f"{ip.value} stars")
-    if ip.value is None or not ip.optimal or ip.value > lower:
+    say(f"{NAME}: row-level bound {start.lower}, {len(tight)} classes at it, restricted "
+        f"master {ip.value} stars")
+    if ip.value is None or not ip.optimal or ip.value > start.lower:
         return None
-    return _plan(rt, model, cols, ip.chosen, lower,
+    return _plan(rt, model, cols, ip.chosen, start.lower,
                  {**cert, "tight_classes": len(tight), "classes": len(cols.x),
-                  "proven_by": "per-row bound"})
+                  "proven_by": "row-level bound"})
 
 
 def _enumerate(rt: RowTypes, model: PrivacyModel, pricer: ClassModel, cols: Columns,
@@ -220,11 +241,15 @@ def _enumerate(rt: RowTypes, model: PrivacyModel, pricer: ClassModel, cols: Colu
     return _plan(rt, model, cols, chosen, cg.lower, {**cert, "stopped_by": why})
 
 
-def _start(rt: RowTypes, model: PrivacyModel, pairs: Pairs) -> list[np.ndarray]:
-    """The classes of merge-repair's release, as count vectors over ``pairs``."""
+def _start(rt: RowTypes, model: PrivacyModel, pairs: Pairs, units: float
+           ) -> list[np.ndarray]:
+    """The classes of merge-repair's release, as count vectors over ``pairs``: its ``--method
+    auto`` variant within ``units`` work units (its cheapest when none fits; on the planted
+    tables of 16 QIs its full run took 6.7 CPU s for 24 rows, the level start's ``2^m``
+    patterns)."""
     from starmin.algorithms.heuristic import merge_repair
 
-    plan = merge_repair.solve(rt, model)
+    plan = merge_repair.solve(rt, model, **dict(merge_repair.auto_run(model, rt, units).options))
     index = {(int(t), int(k)): p for p, (t, k) in
              enumerate(zip(pairs.type_of, pairs.key_of, strict=True))}
     out = []
@@ -259,6 +284,42 @@ def _plan(rt: RowTypes, model: PrivacyModel, cols: Columns, chosen: list[int], l
                                    certificate={**cert, "proven_optimal": proven})
 
 
+AUTO_VARIANTS: tuple[tuple[float, float, float, int], ...] = (
+    (2.0, 0.25, 1.0, 2), (1.0, 0.1, 1.0, 0), (0.5, 0.05, 0.25, 0))
+"""``--method auto``'s variants, richest first: (CP-SAT's deterministic time for all the
+row-level calls, shared by the row types; at most per call; per pricing or enumeration
+call; most column-generation rounds). The planted 3D-matching tables of up to 48 rows x 32
+QIs are proven by the row levels and one enumeration of the classes at them (about 0.01
+deterministic s per row-level call and under 1 s for the enumeration there); column
+generation proves small narrow tables."""
+CALL_UNITS = 2e-5
+"""Work units per (row type x QI column) of building one CP-SAT model (a call's overhead
+beside CP-SAT's deterministic time, counted at one unit per deterministic second)."""
+
+
+def auto_run(model: PrivacyModel, rt: RowTypes, units_left: float) -> AutoRun:
+    """How ``--method auto`` runs class-partition: the richest of :data:`AUTO_VARIANTS` whose
+    worst case fits ``units_left`` (else the cheapest), its merge-repair start within
+    ``start_units = 1``. Worst case: the start's estimate plus, per CP-SAT call (one row
+    level per row type; two pricing calls per round of column generation and two
+    enumerations), its deterministic time and :data:`CALL_UNITS` per row type and column. A
+    run that proves nothing returns its best release marked ``bound`` (never more stars
+    than its merge-repair start), and the portfolio goes on with the other members."""
+    from starmin.algorithms.heuristic import merge_repair
+
+    start = merge_repair.auto_run(model, rt, 1.0).work
+    build = CALL_UNITS * rt.t_in * rt.m
+    runs = []
+    for total, cap, work, rounds in AUTO_VARIANTS:
+        level = min(cap, total / max(rt.t_in, 1))
+        calls = 2 * rounds + 2
+        runs.append(AutoRun(start + rt.t_in * (level + build) + calls * (work + build), {
+            "level_work": level, "pricing_work": work, "max_rounds": rounds,
+            "start_units": 1.0}, f"{rounds} rounds, {level:.3g} / {work:g} deterministic s "
+            "per row-level / pricing call"))
+    return next((r for r in runs if r.work <= units_left), runs[-1])
+
+
 ALGORITHM = Algorithm(
     name=NAME,
     summary="exact: minimum stars by set partitioning over classes of row types (column "
@@ -268,4 +329,5 @@ ALGORITHM = Algorithm(
     guarantee=GUARANTEE,
     solve=solve,
     supports=supports,
+    auto=auto_run,
 )

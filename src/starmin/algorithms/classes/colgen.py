@@ -41,53 +41,6 @@ class ColGen:
     complete: bool
 
 
-MAX_RATIO_STEPS = 12
-"""Most pricing calls of :func:`ratio_bound` (a work limit)."""
-
-
-def ratio_bound(cols: Columns, pricer: ClassModel, kappa: int,
-                max_steps: int = MAX_RATIO_STEPS, say: Progress = silent
-                ) -> tuple[ColGen | None, float | None]:
-    """The bound at uniform duals ``pi = theta`` (every row priced alike), ``theta`` moving to
-    the cheapest cost per row of a satisfying class by Dinkelbach's method: start from the
-    cheapest ``cost / N`` among ``cols``, price at ``theta``, move ``theta`` to the cheapest
-    ratio among the classes found, until none is cheaper (or ``max_steps`` calls). The
-    Lagrangian bound (module docstring) is evaluated at each ``theta``, ``theta n + kappa
-    min(0, rc_lo)``; at the cheapest ratio ``theta*``, once pricing proves ``rc_lo >= 0``
-    up to its scaling, it is ``n theta*``: every class costs at least ``theta*`` per row, so
-    every release at least ``n theta*`` -- the optimum when classes of least cost per row
-    tile the table, as on the planted 3D-matching families (``theta* = d - 1``). The classes
-    found join ``cols``. Returns the best bound (``None`` when ``cols`` is empty) and
-    ``theta*`` when pricing proved it (else ``None``)."""
-    count = cols.pairs.count.astype(np.float64)
-    ratios = [c / float(x.sum()) for c, x in zip(cols.cost, cols.x, strict=True)]
-    if not ratios:
-        return None, None
-    theta = min(ratios)
-    out: ColGen | None = None
-    for step in range(1, max_steps + 1):
-        pi = np.full(len(count), theta)
-        found, rc_lo, proved = pricer.price(pi)
-        here = ColGen(_ceil(theta * float(count.sum()) + kappa * min(0.0, rc_lo)), pi,
-                      float(pi @ count), rc_lo, math.nan, 0, False)
-        if out is None or here.lower > out.lower:
-            out = here
-        cheaper = [cols.cost_of(x) / float(x.sum()) for x in found if x.any()]
-        for x in found:
-            cols.add(x)
-        say(f"class colgen: per-row bound, step {step}: theta {theta:.4f}, bound "
-            f"{here.lower}{'' if proved else ' (pricing not proved)'}")
-        if not cheaper or min(cheaper) >= theta - TOL:
-            return out, (theta if proved and rc_lo > -RATIO_TOL else None)
-        theta = min(cheaper)
-    return out, None
-
-
-RATIO_TOL = 1e-3
-"""``theta`` counts as proven the cheapest ratio when pricing proves ``rc_lo`` above
-``-RATIO_TOL`` (the pricing's scaling leaves ``rc_lo`` a few millionths below 0)."""
-
-
 def column_generation(cols: Columns, pricer: ClassModel, kappa: int, max_rounds: int,
                       say: Progress = silent, alpha: float = ALPHA,
                       start: ColGen | None = None) -> ColGen:
@@ -97,8 +50,8 @@ def column_generation(cols: Columns, pricer: ClassModel, kappa: int, max_rounds:
     Stabilized by Wentges' dual smoothing: classes are priced at ``alpha pi_best + (1 - alpha)
     pi_lp`` (``pi_best``: the duals of the best bound so far); a round whose classes do not
     price out at ``pi_lp`` (a mis-pricing) is priced again at ``pi_lp``. The bound is
-    evaluated at every priced point (it is valid for any duals). ``start`` (e.g.
-    :func:`ratio_bound`'s): a bound and its duals to begin from, the first stability
+    evaluated at every priced point (it is valid for any duals). ``start`` (e.g. the row
+    levels', :mod:`.row_levels`): a bound and its duals to begin from, the first stability
     center."""
     best = -math.inf if start is None else float(start.lower)
     count = cols.pairs.count.astype(np.float64)
@@ -130,7 +83,8 @@ def column_generation(cols: Columns, pricer: ClassModel, kappa: int, max_rounds:
                 f"{len(cols.x)} classes")
         if added == 0 or last.lower >= _ceil(lp.value):
             break
-    assert last is not None
+    if last is None:  # max_rounds = 0 and no start: no bound
+        return ColGen(0, np.zeros(len(count)), 0.0, -math.inf, math.nan, 0, False)
     return last
 
 

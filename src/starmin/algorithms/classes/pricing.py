@@ -146,6 +146,7 @@ class ClassModel:
             zs.append(z)
         Z = m.new_int_var(0, len(zs), "Z")                      # the starred columns
         m.add(sum(zs) == Z)
+        self.Z = Z
         self.cost = m.new_int_var(0, self.n_max * len(zs), "cost")
         m.add_multiplication_equality(self.cost, [N, Z])        # stars = N Z
         self._model_rows(m, model)
@@ -242,6 +243,25 @@ class ClassModel:
             return found[-most:], -math.inf, False
         bound = (solver.best_objective_bound - self.n_max) / SCALE
         return found[-most:], bound, status == self.cp.OPTIMAL
+
+    def fewest_columns(self, must: int, work: float) -> float:
+        """A proven lower bound on the QI columns not constant on any satisfying class that
+        holds a row of row type ``must`` (CP-SAT minimizing ``Z`` within ``work``
+        deterministic seconds: its objective bound, exact when it proves the optimum; 0 when
+        it stopped before finding any class, since ``Z >= 0``); ``inf`` when no satisfying
+        class holds such a row."""
+        m = self.m.clone()
+        m.clear_objective()
+        m.add(m.get_bool_var_from_proto_index(self.y[must].index) == 1)
+        m.minimize(m.get_int_var_from_proto_index(self.Z.index))
+        solver = self._solver()
+        solver.parameters.max_deterministic_time = float(work)
+        status = solver.solve(m)
+        if status == self.cp.INFEASIBLE:
+            return math.inf
+        if status not in (self.cp.OPTIMAL, self.cp.FEASIBLE):
+            return 0.0
+        return float(max(0, math.ceil(solver.best_objective_bound - 1e-9)))
 
     def enumerate(self, pi: NDArray[np.float64], limit: float, most: int
                   ) -> tuple[list[NDArray[np.int64]], bool]:
