@@ -118,11 +118,12 @@ def _setup(rt: RowTypes, model: PrivacyModel, seed: int, work: float
     return pairs, pricer, cols, kappa
 
 
-ROW_LEVELS_MIN_M = 17
-"""The reports carry the row-level bound on tables of at least this many QI columns (where
-``--method exact`` takes this method, and the pattern bounds, which enumerate suppression
-patterns, stop early: 84-144 against the planted optima 360-828 at 16-24 QIs). On narrower
-tables those bounds enumerate every pattern and give the same levels."""
+ROW_LEVELS_MIN_M = 13
+"""The reports carry the row-level bound on tables of at least this many QI columns: where
+the pattern bounds, which enumerate suppression patterns up to
+:data:`starmin.algorithms.bounds.MAX_PATTERNS` (4,096 = ``2^12``), stop before the last
+level (84-144 against the planted optima 360-828 at 16-24 QIs). On narrower tables they
+enumerate every pattern and give the same levels."""
 ROW_LEVELS_WORK = 6.0
 """CP-SAT's deterministic time for all the report's row-level calls, shared equally by the
 row types (at most :data:`ROW_LEVEL_CALL_WORK` each)."""
