@@ -144,3 +144,24 @@ def test_unknown_option_and_unsupported_model() -> None:
     with pytest.raises(InvalidInput, match="unknown option"):
         lp_rounding.solve(rt, LDiversity(2), time_limit=3)
     assert lp_rounding.supports(DistinctLDiversity(2), rt) is not None
+
+
+def test_complete_only_refuses_to_round_an_unfinished_lp() -> None:
+    """``complete_only`` (the portfolio's run): when the column generation stops at its work
+    limit before the LP optimum, lp-rounding fails with SolverLimit instead of rounding (the
+    rounding MILP over the unfinished LP is the costly step the estimate does not count);
+    without it the same run rounds and releases a valid plan, and a finished LP is rounded
+    either way."""
+    from starmin.errors import SolverLimit
+
+    rng = np.random.default_rng(7)
+    rt = RowTypes.from_arrays(rng.integers(0, 4, size=(80, 5)))
+    model = KAnonymity(3)
+    with pytest.raises(SolverLimit, match="before the LP optimum"):
+        lp_rounding.solve(rt, model, max_iterations=5, complete_only=True)
+    plan = lp_rounding.solve(rt, model, max_iterations=5)
+    plan.validate(rt)
+    assert plan.certificate["lp_complete"] is False
+    done = lp_rounding.solve(rt, model, complete_only=True)
+    assert done.certificate["lp_complete"] is True
+    assert done.stars == lp_rounding.solve(rt, model).stars
