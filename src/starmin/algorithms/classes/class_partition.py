@@ -296,14 +296,22 @@ generation proves small narrow tables."""
 CALL_UNITS = 2e-5
 """Work units per (row type x QI column) of building one CP-SAT model (a call's overhead
 beside CP-SAT's deterministic time, counted at one unit per deterministic second)."""
+AUTO_LIMITS: dict[str, Any] = {"max_classes": 1_000, "node_limit": 100, "start_units": 1.0}
+"""The other limits of ``--method auto``'s variants: at most 1,000 classes per enumeration
+and 100 HiGHS nodes per restricted-master MILP (adult's first 50 rows, k = 10: with the
+defaults' 20,000 and 50,000 the master MILP over 6,000 enumerated classes took 13 CPU s)."""
+IP_UNITS = 0.5
+"""Work units counted per restricted-master MILP of an ``auto`` run (three at most: after the
+row levels, after column generation, after the enumeration)."""
 
 
 def auto_run(model: PrivacyModel, rt: RowTypes, units_left: float) -> AutoRun:
     """How ``--method auto`` runs class-partition: the richest of :data:`AUTO_VARIANTS` whose
     worst case fits ``units_left`` (else the cheapest), its merge-repair start within
-    ``start_units = 1``. Worst case: the start's estimate plus, per CP-SAT call (one row
-    level per row type; two pricing calls per round of column generation and two
-    enumerations), its deterministic time and :data:`CALL_UNITS` per row type and column. A
+    ``start_units = 1`` and :data:`AUTO_LIMITS`. Worst case: the start's estimate plus, per
+    CP-SAT call (one row level per row type; two pricing calls per round of column
+    generation and two enumerations), its deterministic time and :data:`CALL_UNITS` per row
+    type and column, plus :data:`IP_UNITS` per restricted-master MILP. A
     run that proves nothing returns its best release marked ``bound`` (never more stars
     than its merge-repair start), and the portfolio goes on with the other members."""
     from starmin.algorithms.heuristic import merge_repair
@@ -314,10 +322,11 @@ def auto_run(model: PrivacyModel, rt: RowTypes, units_left: float) -> AutoRun:
     for total, cap, work, rounds in AUTO_VARIANTS:
         level = min(cap, total / max(rt.t_in, 1))
         calls = 2 * rounds + 2
-        runs.append(AutoRun(start + rt.t_in * (level + build) + calls * (work + build), {
-            "level_work": level, "pricing_work": work, "max_rounds": rounds,
-            "start_units": 1.0}, f"{rounds} rounds, {level:.3g} / {work:g} deterministic s "
-            "per row-level / pricing call"))
+        runs.append(AutoRun(
+            start + rt.t_in * (level + build) + calls * (work + build) + 3 * IP_UNITS,
+            {"level_work": level, "pricing_work": work, "max_rounds": rounds, **AUTO_LIMITS},
+            f"{rounds} rounds, {level:.3g} / {work:g} deterministic s per row-level / pricing "
+            f"call, {AUTO_LIMITS['node_limit']} nodes"))
     return next((r for r in runs if r.work <= units_left), runs[-1])
 
 

@@ -155,8 +155,9 @@ def auto_run(model: PrivacyModel, rt: RowTypes, units_left: float) -> AutoRun:
     l = 2: 2.2 units instead of 24; lp-rounding's 13,131 stars are released instead of
     merge-repair's 15,507 in about the same time, since the report's LP bound took 15 of the
     run's 21 CPU seconds before). It rounds only an LP its column generation completed
-    (``complete_only``): else it fails, and the portfolio goes on. With t-closeness the
-    rounding is counted as :data:`T_ROUNDING` ``x work^2``, its measured cost."""
+    (``complete_only``): else it fails, and the portfolio goes on. With t-closeness or
+    frequency l >= 4 the rounding is counted as :data:`T_ROUNDING` ``x work^2``, its measured
+    cost."""
     from starmin.algorithms.lp.report_bound import bounded_relaxations
 
     rels = relaxations(model, rt)
@@ -164,8 +165,9 @@ def auto_run(model: PrivacyModel, rt: RowTypes, units_left: float) -> AutoRun:
         return AutoRun(0.01)
     rel = primary(rels)
     work = work_units(rt, rel)
-    rounding = (T_ROUNDING * work ** 2 if any(r.t is not None for r in rels)
-                else 0.1 * work)
+    heavy = any(r.t is not None or (r.cap is not None and r.cap <= HEAVY_CAP + 1e-9)
+                for r in rels)
+    rounding = T_ROUNDING * work ** 2 if heavy else 0.1 * work
     options = {"max_iterations": iteration_budget(work), "complete_only": True}
     if model.uses_sensitive and any(r.name == rel.name
                                     for r, _ in bounded_relaxations(model, rt)):
@@ -175,12 +177,17 @@ def auto_run(model: PrivacyModel, rt: RowTypes, units_left: float) -> AutoRun:
 
 
 T_ROUNDING = 7.0
-"""With t-closeness the rounding MILP, not the LP, is the cost: ``T_ROUNDING x work^2``
+"""With t-closeness, or frequency l-diversity with ``l >= 4`` (a cap of at most
+:data:`HEAVY_CAP`), the rounding MILP, not the LP, is the cost: ``T_ROUNDING x work^2``
 units (``work`` the column generation's estimate). Measured on adult's first rows (8 QIs,
-occupation, t = 0.2; 2026-11-27): 50 rows, work 2.4, rounding 16 CPU s; 100 rows, work 4.8,
-157 CPU s, and HiGHS stopped at its 2,000 nodes without an integer solution. The tenth of
-the LP's work counted before made these 0.24 and 0.48 units, so ``auto`` spent 158 s on the
-100 rows."""
+occupation; 2026-11-27): t = 0.2, 50 rows, work 2.4, rounding 16 CPU s; 100 rows, work 4.8,
+157 CPU s, and HiGHS stopped at its 2,000 nodes without an integer solution; l = 4 / 5 on
+150 rows (work 0.79 / 1.23): 4.1 / 11.9 CPU s, l = 4 on 400 rows (work 2.0): 33 CPU s
+(formula: 4.4 / 10.6 / 29). The tenth of the LP's work counted before made these 0.1-0.5
+units, so ``auto`` spent 158 s on the 100 rows at t = 0.2. For l = 2, 3 the rounding took
+0.03-0.5 CPU s on 150-2,000 rows: a tenth of the LP's work is kept there."""
+HEAVY_CAP = 0.25
+"""The largest share cap (frequency ``l >= 4``) whose rounding is counted as t-closeness's."""
 
 
 def _one_class_per_type(rt: RowTypes) -> ReleasePlan:
