@@ -274,10 +274,11 @@ def lower_bounds(rt: RowTypes, model: PrivacyModel, progress: Progress | None = 
     the k-anonymity bounds for the class size the model implies, the star-free, pattern and
     level flow bounds of each t-closeness part, and the diversity bounds (Xiao et al.'s
     phase-one bound for frequency l-diversity; row types with too few distinct sensitive
-    values); on wide tables (at least 17 QI columns, at most 60 row types) the per-row bound
-    of :mod:`starmin.algorithms.classes` (every satisfying class costs at least the cheapest
-    stars per row). A bound for one part of a combination bounds the whole. They depend only
-    on the row types and the model, never on the method that makes the release.
+    values); on wide tables (at least 13 QI columns, at most 60 row types) the row-level
+    bound of :mod:`starmin.algorithms.classes.row_levels` (every row pays at least the
+    fewest stars of a satisfying class holding it). A bound for one part of a combination
+    bounds the whole. They depend only on the row types and the model, never on the method
+    that makes the release.
 
     ``lp_complete``: ``known_lp`` is the LP core's optimum over every output vector (its
     column generation ran to the end), so the frequency charge LP, the dual of the same

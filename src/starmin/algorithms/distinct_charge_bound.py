@@ -145,7 +145,7 @@ def _build(keys: PatternKeys, cells: _Cells, lev: IntArray, free_t: NDArray[np.b
                             minlength=int(need.sum()))
         head, renum = top_constraints(lp, var, cells, s, q, cell, cb, inv, pb, need,
                                       -const.astype(np.float64))
-        up = inside & cells.free[cell] & (cells.hi[cell] > s)             # a - p <= s, p >= 0
+        up = inside & cells.free[cell] & (cells.hi[cell] > s)    # a - p <= s, p >= 0
         p = lp.columns(int(up.sum()), 0.0, np.inf)
         row = lp.constraints(np.full(int(up.sum()), float(s), dtype=np.float64))
         lp.entries(row, var[cell[up]], 1.0)

@@ -138,9 +138,8 @@ def row_level_bound(rt: RowTypes, model: PrivacyModel, progress: Progress | None
     :data:`ROW_LEVELS_MIN_M` QI columns the method supports; else ``None``."""
     if rt.m < ROW_LEVELS_MIN_M or supports(model, rt) is not None:
         return None
-    _p, pricer, _cols, _kappa = _setup(rt, model, 0, 0.0)
     work = min(ROW_LEVEL_CALL_WORK, ROW_LEVELS_WORK / max(rt.t_in, 1))
-    levels = row_levels(pricer, work, progress or silent)
+    levels = row_levels(ClassModel(rt, model, Pairs.of(rt)), work, progress or silent)
     return None if levels is None else level_bound(levels, rt.counts)
 
 
@@ -307,8 +306,8 @@ row levels, after column generation, after the enumeration)."""
 
 def auto_run(model: PrivacyModel, rt: RowTypes, units_left: float) -> AutoRun:
     """How ``--method auto`` runs class-partition: the richest of :data:`AUTO_VARIANTS` whose
-    worst case fits ``units_left`` (else the cheapest), its merge-repair start within
-    ``start_units = 1`` and :data:`AUTO_LIMITS`. Worst case: the start's estimate plus, per
+    worst case fits ``units_left`` (else the cheapest), with :data:`AUTO_LIMITS` (its
+    merge-repair start within ``start_units``). Worst case: the start's estimate plus, per
     CP-SAT call (one row level per row type; two pricing calls per round of column
     generation and two enumerations), its deterministic time and :data:`CALL_UNITS` per row
     type and column, plus :data:`IP_UNITS` per restricted-master MILP. A
@@ -316,7 +315,7 @@ def auto_run(model: PrivacyModel, rt: RowTypes, units_left: float) -> AutoRun:
     than its merge-repair start), and the portfolio goes on with the other members."""
     from starmin.algorithms.heuristic import merge_repair
 
-    start = merge_repair.auto_run(model, rt, 1.0).work
+    start = merge_repair.auto_run(model, rt, AUTO_LIMITS["start_units"]).work
     build = CALL_UNITS * rt.t_in * rt.m
     runs = []
     for total, cap, work, rounds in AUTO_VARIANTS:

@@ -210,11 +210,11 @@ class ClassModel:
         return SCALE * self.cost - sum(int(s) * x for s, x in zip(scaled, self.x, strict=True)
                                        if s)
 
-    def _solver(self, enumerate_all: bool = False) -> Any:
+    def _solver(self, enumerate_all: bool = False, work: float | None = None) -> Any:
         s = self.cp.CpSolver()
         s.parameters.num_workers = 1
         s.parameters.random_seed = int(self.seed)
-        s.parameters.max_deterministic_time = float(self.work)
+        s.parameters.max_deterministic_time = float(self.work if work is None else work)
         if enumerate_all:
             s.parameters.enumerate_all_solutions = True
         return s
@@ -254,8 +254,7 @@ class ClassModel:
         m.clear_objective()
         m.add(m.get_bool_var_from_proto_index(self.y[must].index) == 1)
         m.minimize(m.get_int_var_from_proto_index(self.Z.index))
-        solver = self._solver()
-        solver.parameters.max_deterministic_time = float(work)
+        solver = self._solver(work=work)
         status = solver.solve(m)
         if status == self.cp.INFEASIBLE:
             return math.inf

@@ -53,7 +53,7 @@ def row_levels(pricer: ClassModel, work: float, say: Progress = silent
             return None
         out[v] = int(level)
     say(f"row levels: {t_in} row types, levels {int(out.min()) if t_in else 0}.."
-        f"{int(out.max()) if t_in else 0}, bound {int(out @ pricer.rt.counts.sum(axis=1))}")
+        f"{int(out.max()) if t_in else 0}, bound {level_bound(out, pricer.rt.counts)}")
     return out
 
 
