@@ -236,10 +236,10 @@ def test_t_closeness_start_scales_with_copies() -> None:
     model = TCloseness(Fraction(1, 5))
     k = start_size(model, one, merge_repair.make_judge(model, one))
     assert k >= 2
-    plan = merge_repair.solve(five, model, seed=0)
+    plan = merge_repair.solve(five, model, seed=0, start="pattern-packing")
     assert plan.certificate["start"] == f"pattern-packing k={k * 5}"
     assert holds(model, five, plan.class_key_counts(five.s)).all()
-    plan1 = merge_repair.solve(one, model, seed=0)
+    plan1 = merge_repair.solve(one, model, seed=0, start="pattern-packing")
     assert plan1.certificate["start"] == f"pattern-packing k={k}"
     plan_k = merge_repair.solve(five, KAnonymity(3), seed=0)
     assert plan_k.certificate["start"] == "pattern-packing k=3"

@@ -49,9 +49,13 @@ l = 4: 29,015 -> 27,611). The passing caps are ``1 .. h*``:
 
 Any other model (``l`` not given): a row type, or a group's pool, becomes a class when it
 satisfies the model as a whole, else nothing of it does; so every class formed at a level
-satisfies the model. Merge-repair's ``auto`` uses this start for
-frequency l-diversity and the models it implies (:func:`.merge_repair.level_suits`,
-:func:`.merge_repair.implied_suits`).
+satisfies the model. With ``close`` (t-closeness, alone or in a conjunction; stop 32) a pool
+failing whole keeps instead its largest t-close part that :mod:`._close_part` finds (the
+judge checks it), t-closeness's analogue of phase one. Merge-repair's ``auto`` uses this
+start for frequency l-diversity and the models it implies (:func:`.merge_repair.level_suits`,
+:func:`.merge_repair.implied_suits`) and, with ``close``, for t-closeness
+(:func:`.merge_repair.close_suits`; adult, t = 0.1 / 0.2: 120,939 / 94,045 -> 109,914 /
+86,975 stars).
 
 Work: ``O(2^m t_in (m + s))`` (every pattern groups the row types once), as the lower
 bound's level enumeration; ``m`` is at most 16 here (:func:`level_suits`). The placement LPs
@@ -70,6 +74,7 @@ from functools import partial
 import numpy as np
 
 from starmin.algorithms.approx.tp_phases import phase_one_heights
+from starmin.algorithms.heuristic._close_part import FloatArray, close_parts
 from starmin.algorithms.heuristic._level_lp import LP_LEVELS, level_lp_classes
 from starmin.algorithms.heuristic._merge_state import Judge
 from starmin.algorithms.heuristic.pattern_keys import (
@@ -88,17 +93,19 @@ MAX_M = 16
 
 
 def level_plan(rt: RowTypes, judge: Judge, l: int | None, method: str,
-               guarantee: Guarantee, lp_levels: int = LP_LEVELS, widen: bool = False
-               ) -> ReleasePlan:
+               guarantee: Guarantee, lp_levels: int = LP_LEVELS, widen: bool = False,
+               close: bool = False) -> ReleasePlan:
     """The start partition of the module docstring as a plan. ``l``: frequency l-diversity's
     or that of a model it implies (one sensitive column), whose largest l-eligible part phase
     one finds; without it a row type or a pool is taken whole when ``judge`` passes it, else
     not at all. ``lp_levels``: with ``l``, levels ``1..lp_levels`` first form the classes of
     the placement LP (:mod:`._level_lp`), then the greedy takes what is left. ``widen``
     (with ``l``; entropy and recursive l-diversity): a pool failing the model keeps its
-    widest capped part the model passes instead of phase one's."""
+    widest capped part the model passes instead of phase one's. ``close`` (without ``l``;
+    t-closeness): a pool failing the model keeps the t-close part of :mod:`._close_part`."""
     counts = rt.counts.astype(np.int64)
-    part = partial(_part, judge=judge, l=l, widen=widen)
+    q = counts.sum(axis=0) / max(int(counts.sum()), 1) if close else None
+    part = partial(_part, judge=judge, l=l, widen=widen, q=q)
     kept = part(counts)
     free = counts - kept
     groups: list[Group] = []
@@ -122,14 +129,20 @@ def level_plan(rt: RowTypes, judge: Judge, l: int | None, method: str,
     return ReleasePlan.from_groups(rt, groups, method, guarantee)
 
 
-def _part(pool: IntArray, judge: Judge, l: int | None, widen: bool = False) -> IntArray:
+def _part(pool: IntArray, judge: Judge, l: int | None, widen: bool = False,
+          q: FloatArray | None = None) -> IntArray:
     """``(g, s)``: what of each pool becomes a class: all of it when it satisfies the model,
     else (``l`` given: frequency l-diversity, or a model it implies) its largest l-eligible
     part, or with ``widen`` its widest capped part the model passes (:func:`_widest_cap`),
-    else nothing. For frequency l-diversity the two agree where the model holds."""
+    else with ``q`` (the table's distribution; t-closeness) the part of
+    :func:`._close_part.close_parts`, else nothing. For frequency l-diversity the two agree
+    where the model holds."""
     if l is None:
         ok = judge(pool) & (pool.sum(axis=1) > 0)
-        return np.where(ok[:, None], pool, 0)
+        out = np.where(ok[:, None], pool, 0)
+        if q is not None and (bad := np.flatnonzero(~ok & (pool.sum(axis=1) > 1))).size:
+            out[bad] = close_parts(pool[bad], q, judge)
+        return out
     h = phase_one_heights(pool, l)
     part = np.minimum(pool, h[:, None])
     trimmed = np.flatnonzero((part != pool).any(axis=1))   # only there can the judge matter
