@@ -12,8 +12,10 @@ import pytest
 
 from starmin.algorithms.exact import brute_force
 from starmin.algorithms.heuristic import merge_repair
+from starmin.algorithms.heuristic._close_lp import close_lp_classes, close_spec
 from starmin.algorithms.heuristic._close_part import close_parts, composition
-from starmin.algorithms.heuristic._level_start import level_plan
+from starmin.algorithms.heuristic._level_start import _part, level_plan
+from starmin.algorithms.heuristic.pattern_keys import PatternKeys
 from starmin.data.rowtypes import RowTypes
 from starmin.models import AllOf, KAnonymity, LDiversity, TCloseness
 from starmin.models.apply import holds
@@ -89,13 +91,42 @@ def test_the_level_start_keeps_every_row_and_its_level_classes_are_t_close() -> 
         rt = random_table(500 + seed, 50 + seed, 3 + seed % 2, values=3, s=3 + seed % 2)
         model = TCloseness("0.25")
         judge = merge_repair.make_judge(model, rt)
-        plan = level_plan(rt, judge, None, "t", merge_repair.GUARANTEE, close=True)
+        plan = level_plan(rt, judge, None, "t", merge_repair.GUARANTEE,
+                          close=close_spec(model, rt))
         plan.validate(rt)
         got = np.zeros_like(rt.counts)
         np.add.at(got, (plan.type_idx, plan.key_idx), plan.count)
         assert np.array_equal(got, rt.counts)  # every row once
         ok = holds(model, rt, plan.class_key_counts(rt.s))
         assert ok[plan.stars_per_output > 0].all()
+
+
+@pytest.mark.parametrize("distance", ["equal", "ordered", "hierarchical"])
+def test_the_placement_lp_forms_t_close_classes_of_free_rows(distance: str) -> None:
+    formed = 0
+    for seed in range(12):
+        rt = random_table(40 + seed, 80, 3, values=[3, 4, 3], s=3)
+        model = _model(0.2, distance)
+        judge = merge_repair.make_judge(model, rt)
+        spec = close_spec(model, rt)
+        assert spec is not None
+        counts = rt.counts.astype(np.int64)
+        free = counts - _part(counts, judge, None, q=spec.q)
+        before = free.copy()
+        groups = close_lp_classes(PatternKeys(rt.codes), free, spec.q, spec.W, spec.tau,
+                                  judge, 1, rt.m)
+        assert groups is not None
+        taken = np.zeros_like(free)
+        for types, keys, n in groups:
+            assert (n > 0).all()
+            np.add.at(taken, (types, keys), n)
+            pool = np.bincount(keys, weights=n, minlength=rt.s).astype(np.int64)
+            assert holds(model, rt, pool[None, :]).all()
+            # one bucket: its row types agree outside one column
+            assert (np.ptp(rt.codes[types], axis=0) > 0).sum() <= 1
+        assert np.array_equal(before - taken, free) and (free >= 0).all()
+        formed += len(groups)
+    assert formed > 10
 
 
 @pytest.mark.parametrize("model", [TCloseness("0.3"), TCloseness("0.2", DEEP),

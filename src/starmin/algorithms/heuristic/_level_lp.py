@@ -41,6 +41,9 @@ Guarantee: **heuristic** (a start for merge-repair, which repairs and verifies t
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+
 import numpy as np
 
 from starmin.algorithms.approx.tp_phases import phase_one_heights
@@ -147,7 +150,12 @@ def level_lp_classes(patterns: PatternKeys, free: IntArray, l: int, j: int, m: i
     y = _solve(bk, free, l, max_iterations)
     if y is None:
         return None
-    return _round(bk, free, l, y)
+    return take_rounded(bk, free, y, partial(_eligible, l=l))
+
+
+def _eligible(pool: IntArray, l: int) -> IntArray:
+    """The largest l-eligible part of each pool (TP's phase one)."""
+    return np.minimum(pool, phase_one_heights(pool, l)[:, None])
 
 
 def _solve(bk: Buckets, free: IntArray, l: int, max_iterations: int) -> IntArray | None:
@@ -181,9 +189,11 @@ def _solve(bk: Buckets, free: IntArray, l: int, max_iterations: int) -> IntArray
     return np.floor(np.asarray(res.x[:nv]) + 1e-7).astype(np.int64)
 
 
-def _round(bk: Buckets, free: IntArray, l: int, y: IntArray) -> list[Group]:
-    """Each bucket's largest l-eligible part of its rounded pool, as one class (module
-    docstring, rounding); its rows leave ``free``."""
+def take_rounded(bk: Buckets, free: IntArray, y: IntArray,
+                 part: Callable[[IntArray], IntArray]) -> list[Group]:
+    """Each bucket's ``part`` of its rounded pool (``(g, s)`` pools -> what of each becomes
+    a class; here the largest l-eligible part), as one class (module docstring, rounding),
+    taken from the bucket's row types in the LP's order; its rows leave ``free``."""
     y = np.minimum(y, free[bk.v, bk.u])
     live = np.flatnonzero(y > 0)
     if not len(live):
@@ -193,7 +203,7 @@ def _round(bk: Buckets, free: IntArray, l: int, y: IntArray) -> list[Group]:
     b, v, u, y = b[order], v[order], u[order], y[order]
     pool = np.zeros((len(starts), bk.s), dtype=np.int64)
     np.add.at(pool, (gid, u), y)
-    want = np.minimum(pool, phase_one_heights(pool, l)[:, None])   # (g, s)
+    want = part(pool)                                      # (g, s)
     # the rows of each (bucket, value) taken in order until its want is met
     key = gid * bk.s + u
     o2, s2, g2 = key_runs(key)

@@ -74,6 +74,7 @@ from functools import partial
 import numpy as np
 
 from starmin.algorithms.approx.tp_phases import phase_one_heights
+from starmin.algorithms.heuristic._close_lp import CLOSE_LP_LEVELS, CloseSpec, close_lp_classes
 from starmin.algorithms.heuristic._close_part import FloatArray, close_parts
 from starmin.algorithms.heuristic._level_lp import LP_LEVELS, level_lp_classes
 from starmin.algorithms.heuristic._merge_state import Judge
@@ -94,7 +95,7 @@ MAX_M = 16
 
 def level_plan(rt: RowTypes, judge: Judge, l: int | None, method: str,
                guarantee: Guarantee, lp_levels: int = LP_LEVELS, widen: bool = False,
-               close: bool = False) -> ReleasePlan:
+               close: CloseSpec | None = None) -> ReleasePlan:
     """The start partition of the module docstring as a plan. ``l``: frequency l-diversity's
     or that of a model it implies (one sensitive column), whose largest l-eligible part phase
     one finds; without it a row type or a pool is taken whole when ``judge`` passes it, else
@@ -104,8 +105,8 @@ def level_plan(rt: RowTypes, judge: Judge, l: int | None, method: str,
     widest capped part the model passes instead of phase one's. ``close`` (without ``l``;
     t-closeness): a pool failing the model keeps the t-close part of :mod:`._close_part`."""
     counts = rt.counts.astype(np.int64)
-    q = counts.sum(axis=0) / max(int(counts.sum()), 1) if close else None
-    part = partial(_part, judge=judge, l=l, widen=widen, q=q)
+    part = partial(_part, judge=judge, l=l, widen=widen,
+                   q=None if close is None else close.q)
     kept = part(counts)
     free = counts - kept
     groups: list[Group] = []
@@ -119,6 +120,9 @@ def level_plan(rt: RowTypes, judge: Judge, l: int | None, method: str,
             break
         if l is not None and j <= lp_levels:
             groups.extend(level_lp_classes(patterns, free, l, j, rt.m) or [])
+        elif close is not None and close.lp and j <= min(lp_levels, CLOSE_LP_LEVELS):
+            groups.extend(close_lp_classes(patterns, free, close.q, close.W, close.tau, judge,
+                                           j, rt.m) or [])
         gain = [0 if (p := _pools(patterns.keys(mask), free, part)) is None
                 else int(p[4].sum()) for mask in masks]  # rows each pattern would place
         for i in np.argsort(-np.array(gain), kind="stable").tolist():

@@ -371,11 +371,13 @@ def initial_plan(rt: RowTypes, model: PrivacyModel, st: Settings, seed: int, jud
     if start == "rows" or (start == "auto" and k <= 1):
         return "rows", row_type_plan(rt, NAME, GUARANTEE)
     if start == "levels":
+        from starmin.algorithms.heuristic._close_lp import close_spec
         from starmin.algorithms.heuristic._level_start import level_plan
 
         return "levels", level_plan(rt, judge, level_l(model, rt), NAME, GUARANTEE,
                                     st.level_lp_levels, widen=capped_parts(model),
-                                    close=has_t_closeness(model))
+                                    close=close_spec(model, rt) if level_l(model, rt) is None
+                                    else None)
     if start == "diverse" or (start == "auto" and diverse_suits(model)):
         from starmin.algorithms.heuristic._diverse_start import diverse_plan
 
@@ -621,17 +623,27 @@ def auto_run(model: PrivacyModel, rt: RowTypes, units_left: float) -> AutoRun:
                 replace(runs[2], options={"start": "pattern-packing", **runs[2].options},
                         note="pattern-packing start only, " + runs[2].note)]
     if close_suits(model, rt):  # the level start with close parts (:mod:`._close_part`)
+        from starmin.algorithms.heuristic._close_lp import close_spec
+        from starmin.algorithms.heuristic._close_lp import work as close_lp_work
+
         levels = CLOSE_LEVELS * level_work(rt)
+        lp = close_lp_work(rt, close_spec(model, rt))
         after = CLOSE_REPAIR * rule
         greedy_only = runs[2]
-        runs = [AutoRun(runs[0].work + levels + 2 * after),
-                AutoRun(runs[1].work + levels + after, {"rules": ("spread",)},
+        no_lp = {"level_lp_levels": 0}
+        runs = [AutoRun(runs[0].work + levels + lp + 2 * after),
+                AutoRun(runs[1].work + levels + lp + after, {"rules": ("spread",)},
                         "rule spread only"),
-                AutoRun(greedy_only.work + levels + after,
+                AutoRun(greedy_only.work + levels + lp + after,
                         {"rules": ("spread",), "start_lp_levels": 0},
                         "rule spread only, pattern-packing start without bucket LP"),
-                AutoRun(levels + after, {"start": "levels", "rules": ("spread",)},
+                AutoRun(levels + lp + after, {"start": "levels", "rules": ("spread",)},
                         "level start only, rule spread only"),
+                AutoRun(greedy_only.work + levels + after,
+                        {"rules": ("spread",), "start_lp_levels": 0, **no_lp},
+                        "rule spread only, both starts without LPs"),
+                AutoRun(levels + after, {"start": "levels", "rules": ("spread",), **no_lp},
+                        "level start without its LP only, rule spread only"),
                 replace(greedy_only, options={"start": "pattern-packing",
                                               **greedy_only.options},
                         note="pattern-packing start only, " + greedy_only.note)]
