@@ -153,3 +153,7 @@ def test_auto_runs_both_starts_for_t_closeness_only() -> None:
     for model in (LDiversity(2), KAnonymity(3)):
         assert not merge_repair.close_suits(model, rt)
     assert not merge_repair.close_suits(TCloseness("0.3"), random_table(1, 40, 17, s=4))
+    # k beside t: t's repair estimate, not k's
+    t, both = TCloseness("0.3"), AllOf(KAnonymity(3), TCloseness("0.3"))
+    assert merge_repair.repair_work(both, rt, 7) == merge_repair.repair_work(t, rt, 7)
+    assert merge_repair.repair_work(KAnonymity(3), rt, 7) < merge_repair.repair_work(t, rt, 7)
