@@ -64,6 +64,7 @@ from starmin.algorithms.heuristic._level_lp import (
     MAX_NONZEROS,
     Buckets,
     Group,
+    claim_rows,
     take_rounded,
 )
 from starmin.algorithms.heuristic._merge_state import IntArray, Judge
@@ -200,24 +201,4 @@ def _solve(bk: Buckets, free: IntArray, q: FloatArray, W: IntArray, tau: float,
                   method="highs-ipm", options={"maxiter": int(max_iterations), "disp": False})
     if res.status != 0 or res.x is None:
         return None
-    return _claim(bk, free, np.asarray(res.x[:nv]), np.asarray(res.x[nv:nv + nb]))
-
-
-def _claim(bk: Buckets, free: IntArray, y: FloatArray, Y: FloatArray) -> IntArray:
-    """Integer rows per variable: each variable's ``ceil(y)``, a cell's free rows going to
-    its buckets in decreasing order of their LP size ``Y`` (so no cell gives more than it
-    has)."""
-    want = np.ceil(y - 1e-7).clip(min=0).astype(np.int64)
-    cell = bk.v * bk.s + bk.u
-    order = np.lexsort((-Y[bk.bucket], cell))             # by cell, larger buckets first
-    ws = want[order]
-    cum = np.cumsum(ws)
-    cs = cell[order]
-    head = np.ones(len(cs), dtype=bool)
-    head[1:] = cs[1:] != cs[:-1]
-    start = np.flatnonzero(head)
-    run = np.cumsum(head) - 1
-    before = cum - ws - (cum - ws)[start][run]
-    got = np.zeros_like(want)
-    got[order] = np.clip(free.reshape(-1)[cs] - before, 0, ws)
-    return got
+    return claim_rows(bk, free, np.asarray(res.x[:nv]), np.asarray(res.x[nv:nv + nb]))
