@@ -111,6 +111,7 @@ from starmin.algorithms.t_class_size import (
     min_class_size,
 )
 from starmin.algorithms.t_level_flow import MAX_FLOW_ARCS, LevelFlow, level_flow_bound
+from starmin.algorithms.t_level_lp import one_star_rows
 from starmin.data.rowtypes import RowTypes
 from starmin.models.base import PrivacyModel
 from starmin.models.combine import parts
@@ -133,12 +134,15 @@ MAX_PATTERNS = 4096
 
 def t_closeness_lower_bounds(rt: RowTypes, model: TCloseness, *, k: int = 1,
                              max_patterns: int = MAX_PATTERNS,
-                             max_arcs: int = MAX_FLOW_ARCS,
+                             max_arcs: int = MAX_FLOW_ARCS, level_lp: bool = True,
                              progress: Progress | None = None) -> dict[str, int]:
     """``{"t-star-free", "t-pattern", "t-level-flow"}`` lower bounds (module doc;
-    :mod:`starmin.algorithms.t_level_flow`), each the largest over the sensitive columns.
-    ``k``: a class size every class must reach as well (the model the t-closeness is part of
-    implies it; 1 for t-closeness alone). ``max_arcs``: the level flow's arcs per level."""
+    :mod:`starmin.algorithms.t_level_flow`), each the largest over the sensitive columns,
+    and ``"t-level-lp"`` where the level-1 LP of :mod:`starmin.algorithms.t_level_lp` ran
+    (``level_lp``; the equal distance and matrices, within its nonzero limit): the level
+    flow bound with its level-1 term tightened. ``k``: a class size every class must reach
+    as well (the model the t-closeness is part of implies it; 1 for t-closeness alone).
+    ``max_arcs``: the level flow's arcs per level."""
     say = progress or silent
     out = {"t-star-free": 0, "t-pattern": 0, "t-level-flow": 0}
     keys = PatternKeys(rt.codes)
@@ -159,6 +163,14 @@ def t_closeness_lower_bounds(rt: RowTypes, model: TCloseness, *, k: int = 1,
             out["t-pattern"] = max(out["t-pattern"], int((need * lev).sum()))
             flow = level_flow_bound(int(n.sum()), [int(free.sum()), *flows])
             out["t-level-flow"] = max(out["t-level-flow"], flow)
+            if level_lp and flows and col.cut.items is None:
+                u1 = one_star_rows(keys, hist, o, col.cut.tau, k)
+                if u1 is not None:
+                    say(f"bounds: t-closeness level-1 LP: at most {u1} rows at one star or "
+                        f"none (level flow {flows[0]})")
+                    lp = level_flow_bound(int(n.sum()),
+                                          [int(free.sum()), min(flows[0], u1), *flows[1:]])
+                    out["t-level-lp"] = max(out.get("t-level-lp", 0), lp)
     return out
 
 

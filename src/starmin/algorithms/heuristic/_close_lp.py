@@ -54,7 +54,7 @@ from __future__ import annotations
 
 import math
 from functools import partial
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -156,11 +156,23 @@ def _close(pool: IntArray, q: FloatArray, judge: Judge) -> IntArray:
     return out
 
 
-def _solve(bk: Buckets, free: IntArray, q: FloatArray, W: IntArray, tau: float,
-           max_nonzeros: int, max_iterations: int) -> IntArray | None:
-    """``y`` rounded down, by HiGHS's interior point method; ``None`` past a limit."""
+class Program(NamedTuple):
+    """The LP of the module docstring in SciPy's form: minimize ``c z`` subject to ``A_ub z <=
+    b_ub``, ``A_eq z = 0``, ``0 <= z``; every optimal solution can be taken within ``0 <=
+    z <= upper`` (``y`` by its cell's rows, ``Y`` and ``d`` by the bucket's rows). ``z``:
+    the ``y``, then the ``Y``, then the ``d``."""
+
+    c: FloatArray
+    A_ub: Any
+    b_ub: FloatArray
+    A_eq: Any
+    upper: FloatArray
+    nonzeros: int
+
+
+def program(bk: Buckets, free: IntArray, q: FloatArray, W: IntArray, tau: float) -> Program:
+    """The LP over ``bk``'s variables with cell capacities ``free``."""
     import scipy.sparse as sp  # the solver loads when a level start runs
-    from scipy.optimize import linprog
 
     nv, nb, s = len(bk.bucket), bk.size, bk.s
     Qi = q @ W                                                # (I,) item shares
@@ -178,9 +190,6 @@ def _solve(bk: Buckets, free: IntArray, q: FloatArray, W: IntArray, tau: float,
     cells, cell_of = np.unique(bk.v * s + bk.u, return_inverse=True)
     cell_of = np.asarray(cell_of, dtype=np.int64).reshape(-1)
     nc = len(cells)
-    nnz = 2 * nv + len(vu) + 3 * npair + 2 * nb
-    if nnz > max_nonzeros:
-        return None
     y_col = np.arange(nv)
     Y_col = nv + np.arange(nb)
     d_col = nv + nb + np.arange(npair)
@@ -192,13 +201,43 @@ def _solve(bk: Buckets, free: IntArray, q: FloatArray, W: IntArray, tau: float,
                            absent - tau])
     A = sp.csr_matrix((vals, (rows, cols)), shape=(nc + npair + nb, nv + nb + npair))
     b = np.zeros(nc + npair + nb)
-    b[:nc] = free.reshape(-1)[cells]
+    cap = free.reshape(-1)
+    b[:nc] = cap[cells]
     eq = sp.csr_matrix((np.concatenate([-np.ones(nv), np.ones(nb)]),
                         (np.concatenate([bk.bucket, np.arange(nb)]),
                          np.concatenate([y_col, Y_col]))), shape=(nb, nv + nb + npair))
+    rows_of = np.bincount(bk.bucket, weights=cap[bk.v * s + bk.u], minlength=nb)
+    upper = np.concatenate([cap[bk.v * s + bk.u], rows_of, rows_of[pb]]).astype(np.float64)
     c = np.concatenate([-np.ones(nv), np.zeros(nb + npair)])
-    res = linprog(c, A_ub=A, b_ub=b, A_eq=eq, b_eq=np.zeros(nb), bounds=(0, None),
-                  method="highs-ipm", options={"maxiter": int(max_iterations), "disp": False})
+    return Program(c, A, b, eq, upper, 2 * nv + len(vu) + 3 * npair + 2 * nb)
+
+
+def solve_program(prog: Program, max_iterations: int, crossover: bool = True) -> Any:
+    """SciPy's result of HiGHS's interior point method on ``prog``, with its crossover to a
+    basic solution or not (``run_crossover``, passed to HiGHS verbatim)."""
+    import warnings
+
+    from scipy.optimize import OptimizeWarning, linprog
+
+    options: dict[str, Any] = {"maxiter": int(max_iterations), "disp": False}
+    if not crossover:
+        options["run_crossover"] = "off"
+    with warnings.catch_warnings():  # "passed to HiGHS verbatim": meant
+        warnings.simplefilter("ignore", OptimizeWarning)
+        return linprog(prog.c, A_ub=prog.A_ub, b_ub=prog.b_ub, A_eq=prog.A_eq,
+                       b_eq=np.zeros(prog.A_eq.shape[0]), bounds=(0, None),
+                       method="highs-ipm", options=options)
+
+
+def _solve(bk: Buckets, free: IntArray, q: FloatArray, W: IntArray, tau: float,
+           max_nonzeros: int, max_iterations: int) -> IntArray | None:
+    """The rows each variable claims (:func:`._level_lp.claim_rows`) from the LP's optimum,
+    by HiGHS's interior point method; ``None`` past a limit."""
+    prog = program(bk, free, q, W, tau)
+    if prog.nonzeros > max_nonzeros:
+        return None
+    res = solve_program(prog, max_iterations)
     if res.status != 0 or res.x is None:
         return None
+    nv, nb = len(bk.bucket), bk.size
     return claim_rows(bk, free, np.asarray(res.x[:nv]), np.asarray(res.x[nv:nv + nb]))

@@ -137,6 +137,36 @@ class Buckets:
         self.pairs, self.pair_of = np.unique(pair, return_inverse=True)
         self.pair_of = np.asarray(self.pair_of, dtype=np.int64).reshape(-1)
 
+    @classmethod
+    def of_row_types(cls, free: IntArray) -> Buckets:
+        """Every row type with rows its own bucket (level 0)."""
+        v, u = np.nonzero(free)
+        alive = np.unique(v)
+        return cls._made(np.searchsorted(alive, v).astype(np.int64), v.astype(np.int64),
+                         u.astype(np.int64), len(alive), free.shape[1])
+
+    @classmethod
+    def joined(cls, a: Buckets, b: Buckets) -> Buckets:
+        """``a``'s buckets, then ``b``'s."""
+        return cls._made(np.concatenate([a.bucket, b.bucket + a.size]),
+                         np.concatenate([a.v, b.v]), np.concatenate([a.u, b.u]),
+                         a.size + b.size, a.s)
+
+    def kept(self, keep: NDArray[np.bool_]) -> Buckets:
+        """Only the buckets ``keep`` (``(size,)``), renumbered in order."""
+        new_id = np.cumsum(keep) - 1
+        live = keep[self.bucket]
+        return self._made(new_id[self.bucket[live]].astype(np.int64), self.v[live],
+                          self.u[live], int(keep.sum()), self.s)
+
+    @classmethod
+    def _made(cls, bucket: IntArray, v: IntArray, u: IntArray, size: int, s: int) -> Buckets:
+        out = cls.__new__(cls)
+        out.over, out.bucket, out.v, out.u, out.size, out.s = False, bucket, v, u, size, s
+        out.pairs, pair_of = np.unique(bucket * s + u, return_inverse=True)
+        out.pair_of = np.asarray(pair_of, dtype=np.int64).reshape(-1)
+        return out
+
     @property
     def nonzeros(self) -> int:
         """Nonzeros of the LP's matrix (see the module docstring)."""
