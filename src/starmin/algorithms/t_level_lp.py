@@ -18,13 +18,11 @@ one star, summed per bucket (each row type a bucket of its own, then the buckets
 1), are a feasible point of the placement LP of :mod:`.heuristic._close_lp` over those
 buckets with every row free, and their number is at most the LP's optimum ``U_1``.
 
-Certificate. The LP is solved by HiGHS's interior point method; its duals ``lambda >= 0``
-(the ``<=`` rows) and ``mu`` (the equalities) give, for any values, the upper bound ``b
-lambda + sum_j upper_j max(0, c_j - (A^T lambda + A_eq^T mu)_j)`` on the optimum (weak
-duality with the box ``0 <= z <= upper`` that some optimal solution lies in: ``y`` within
-its cell's rows, ``Y`` and ``d`` within the bucket's rows), computed in floating point and
-rounded down after a relative margin of 1e-9; ``tau`` is raised by the same margin. So the
-bound holds whatever the solver's accuracy; a poor solve only weakens it.
+Certificate. The LP is solved by HiGHS's interior point method; its duals give the bound of
+:mod:`starmin.algorithms.lp_dual` (weak duality with the box ``0 <= z <= upper`` that some
+optimal solution lies in: ``y`` within its cell's rows, ``Y`` and ``d`` within the bucket's
+rows, since ``d`` can be lowered to the deficit); ``tau`` is raised by the same relative
+margin. So the bound holds whatever the solver's accuracy; a poor solve only weakens it.
 
 Use. ``level_flow_bound`` with ``F_1`` replaced by ``min(F_1, U_1)``: every release has at
 least ``sum_j (N - F_j)`` stars for any upper bounds ``F_j`` on its rows with at most ``j``
@@ -53,6 +51,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from starmin.algorithms.heuristic.pattern_keys import PatternKeys, masks_of_level
+from starmin.algorithms.lp_dual import MARGIN
 
 IntArray = NDArray[np.int64]
 
@@ -66,9 +65,6 @@ MAX_ITERATIONS = 200
 """Interior-point iterations at most (adult, t = 0.1-0.5: 22-42). HiGHS runs without its
 crossover (``run_crossover`` off: the duals of the interior solution suffice, and t = 0.5's
 crossover took 14 of its 21 CPU s)."""
-_MARGIN = 1e-9
-"""Relative margin for floating point: ``tau`` is raised by it, the bound raised by it before
-the floor."""
 
 
 def one_star_rows(keys: PatternKeys, hist: IntArray, o: IntArray, tau: float, x_min: int = 1,
@@ -78,8 +74,9 @@ def one_star_rows(keys: PatternKeys, hist: IntArray, o: IntArray, tau: float, x_
     the values the table holds (table counts ``o``). ``x_min``: every class of the release
     holds at least that many rows, so buckets with fewer are left out. ``None`` when the LP
     is over the nonzero limit or the solver returns no duals (at its iteration limit)."""
-    from starmin.algorithms.heuristic._close_lp import program, solve_program
-    from starmin.algorithms.heuristic._level_lp import Buckets
+    from starmin.algorithms.heuristic._close_lp import program
+    from starmin.algorithms.heuristic._level_lp import Buckets, solve_program
+    from starmin.algorithms.lp_dual import certified_max
 
     hist = np.asarray(hist, dtype=np.int64)
     if not math.isfinite(tau) or hist.shape[1] < 2 or keys.m < 1:
@@ -91,17 +88,7 @@ def one_star_rows(keys: PatternKeys, hist: IntArray, o: IntArray, tau: float, x_
     if bk.size == 0:
         return 0
     s = hist.shape[1]
-    prog = program(bk, hist, o / o.sum(), np.eye(s, dtype=np.int64), tau * (1 + _MARGIN))
+    prog = program(bk, hist, o / o.sum(), np.eye(s, dtype=np.int64), tau * (1 + MARGIN))
     if prog.nonzeros > max_nonzeros:
         return None
-    res = solve_program(prog, max_iterations, crossover=False)
-    ineq, eq = getattr(res, "ineqlin", None), getattr(res, "eqlin", None)
-    if ineq is None or eq is None or ineq.marginals is None or eq.marginals is None:
-        return None
-    lam = np.maximum(0.0, -np.asarray(ineq.marginals, dtype=np.float64))
-    mu = -np.asarray(eq.marginals, dtype=np.float64)
-    gain = -prog.c - (prog.A_ub.T @ lam + prog.A_eq.T @ mu)
-    bound = float(prog.b_ub @ lam + prog.upper @ np.maximum(0.0, gain))
-    if not math.isfinite(bound):
-        return None
-    return math.floor(bound * (1 + _MARGIN) + 1e-6)
+    return certified_max(prog, solve_program(prog, max_iterations, crossover=False))

@@ -54,7 +54,7 @@ from __future__ import annotations
 
 import math
 from functools import partial
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
@@ -64,7 +64,9 @@ from starmin.algorithms.heuristic._level_lp import (
     MAX_NONZEROS,
     Buckets,
     Group,
+    Program,
     claim_rows,
+    solve_program,
     take_rounded,
 )
 from starmin.algorithms.heuristic._merge_state import IntArray, Judge
@@ -156,20 +158,6 @@ def _close(pool: IntArray, q: FloatArray, judge: Judge) -> IntArray:
     return out
 
 
-class Program(NamedTuple):
-    """The LP of the module docstring in SciPy's form: minimize ``c z`` subject to ``A_ub z <=
-    b_ub``, ``A_eq z = 0``, ``0 <= z``; every optimal solution can be taken within ``0 <=
-    z <= upper`` (``y`` by its cell's rows, ``Y`` and ``d`` by the bucket's rows). ``z``:
-    the ``y``, then the ``Y``, then the ``d``."""
-
-    c: FloatArray
-    A_ub: Any
-    b_ub: FloatArray
-    A_eq: Any
-    upper: FloatArray
-    nonzeros: int
-
-
 def program(bk: Buckets, free: IntArray, q: FloatArray, W: IntArray, tau: float) -> Program:
     """The LP over ``bk``'s variables with cell capacities ``free``."""
     import scipy.sparse as sp  # the solver loads when a level start runs
@@ -210,23 +198,6 @@ def program(bk: Buckets, free: IntArray, q: FloatArray, W: IntArray, tau: float)
     upper = np.concatenate([cap[bk.v * s + bk.u], rows_of, rows_of[pb]]).astype(np.float64)
     c = np.concatenate([-np.ones(nv), np.zeros(nb + npair)])
     return Program(c, A, b, eq, upper, 2 * nv + len(vu) + 3 * npair + 2 * nb)
-
-
-def solve_program(prog: Program, max_iterations: int, crossover: bool = True) -> Any:
-    """SciPy's result of HiGHS's interior point method on ``prog``, with its crossover to a
-    basic solution or not (``run_crossover``, passed to HiGHS verbatim)."""
-    import warnings
-
-    from scipy.optimize import OptimizeWarning, linprog
-
-    options: dict[str, Any] = {"maxiter": int(max_iterations), "disp": False}
-    if not crossover:
-        options["run_crossover"] = "off"
-    with warnings.catch_warnings():  # "passed to HiGHS verbatim": meant
-        warnings.simplefilter("ignore", OptimizeWarning)
-        return linprog(prog.c, A_ub=prog.A_ub, b_ub=prog.b_ub, A_eq=prog.A_eq,
-                       b_eq=np.zeros(prog.A_eq.shape[0]), bounds=(0, None),
-                       method="highs-ipm", options=options)
 
 
 def _solve(bk: Buckets, free: IntArray, q: FloatArray, W: IntArray, tau: float,

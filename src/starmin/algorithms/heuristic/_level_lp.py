@@ -47,6 +47,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -173,6 +174,37 @@ class Buckets:
         return 3 * len(self.bucket) + 2 * len(self.pairs) + self.size
 
 
+class Program(NamedTuple):
+    """A placement LP in SciPy's form: minimize ``c z`` subject to ``A_ub z <= b_ub``, ``A_eq
+    z = 0``, ``0 <= z``, where some optimal solution lies within ``0 <= z <= upper`` (the
+    certified bounds of :mod:`starmin.algorithms.lp_dual` use it). ``z``: the ``y``, then
+    the bucket sizes ``Y``, then any others."""
+
+    c: FloatArray
+    A_ub: Any
+    b_ub: FloatArray
+    A_eq: Any
+    upper: FloatArray
+    nonzeros: int
+
+
+def solve_program(prog: Program, max_iterations: int, crossover: bool = True) -> Any:
+    """SciPy's result of HiGHS's interior point method on ``prog``, with its crossover to a
+    basic solution or not (``run_crossover``, passed to HiGHS verbatim)."""
+    import warnings
+
+    from scipy.optimize import OptimizeWarning, linprog
+
+    options: dict[str, Any] = {"maxiter": int(max_iterations), "disp": False}
+    if not crossover:
+        options["run_crossover"] = "off"
+    with warnings.catch_warnings():  # "passed to HiGHS verbatim": meant
+        warnings.simplefilter("ignore", OptimizeWarning)
+        return linprog(prog.c, A_ub=prog.A_ub, b_ub=prog.b_ub, A_eq=prog.A_eq,
+                       b_eq=None if prog.A_eq is None else np.zeros(prog.A_eq.shape[0]),
+                       bounds=(0, None), method="highs-ipm", options=options)
+
+
 def level_lp_classes(patterns: PatternKeys, free: IntArray, l: int, j: int, m: int, *,
                      max_nonzeros: int = MAX_NONZEROS, max_iterations: int = MAX_ITERATIONS
                      ) -> list[Group] | None:
@@ -194,10 +226,11 @@ def _eligible(pool: IntArray, l: int) -> IntArray:
     return np.minimum(pool, phase_one_heights(pool, l)[:, None])
 
 
-def _solve(bk: Buckets, free: IntArray, l: int, max_iterations: int) -> IntArray | None:
-    """``y`` rounded down, by HiGHS's interior point method, or ``None`` at the limit."""
+def program(bk: Buckets, free: IntArray, l: int) -> Program:
+    """The LP of the module docstring over ``bk``'s variables with cell capacities ``free``
+    (no equalities; some optimal solution has ``y`` within its cell and ``Y`` within its
+    bucket's rows)."""
     import scipy.sparse as sp  # the solver loads when a level start runs
-    from scipy.optimize import linprog
 
     nv, nb = len(bk.bucket), bk.size
     cells, cell_of = np.unique(bk.v * bk.s + bk.u, return_inverse=True)
@@ -216,13 +249,20 @@ def _solve(bk: Buckets, free: IntArray, l: int, max_iterations: int) -> IntArray
                            -np.ones(nv), np.ones(nb)])
     A = sp.csr_matrix((vals, (rows, cols)), shape=(nc + npair + nb, nv + nb))
     b = np.zeros(nc + npair + nb)
-    b[:nc] = free.reshape(-1)[cells]
+    cap = free.reshape(-1)
+    b[:nc] = cap[cells]
     c = np.concatenate([-np.ones(nv), np.zeros(nb)])
-    res = linprog(c, A_ub=A, b_ub=b, bounds=(0, None), method="highs-ipm",
-                  options={"maxiter": int(max_iterations), "disp": False})
+    y_cap = cap[bk.v * bk.s + bk.u].astype(np.float64)
+    upper = np.concatenate([y_cap, np.bincount(bk.bucket, weights=y_cap, minlength=nb)])
+    return Program(c, A, b, None, upper, 3 * nv + 2 * npair + nb)
+
+
+def _solve(bk: Buckets, free: IntArray, l: int, max_iterations: int) -> IntArray | None:
+    """``y`` rounded down, by HiGHS's interior point method, or ``None`` at the limit."""
+    res = solve_program(program(bk, free, l), max_iterations)
     if res.status != 0 or res.x is None:
         return None
-    return np.floor(np.asarray(res.x[:nv]) + 1e-7).astype(np.int64)
+    return np.floor(np.asarray(res.x[:len(bk.bucket)]) + 1e-7).astype(np.int64)
 
 
 def take_rounded(bk: Buckets, free: IntArray, y: IntArray,
