@@ -54,8 +54,9 @@ failing whole keeps instead its largest t-close part that :mod:`._close_part` fi
 judge checks it), t-closeness's analogue of phase one. Merge-repair's ``auto`` uses this
 start for frequency l-diversity and the models it implies (:func:`.merge_repair.level_suits`,
 :func:`.merge_repair.implied_suits`) and, with ``close``, for t-closeness
-(:func:`.merge_repair.close_suits`; adult, t = 0.1 / 0.2: 120,939 / 94,045 -> 109,914 /
-86,975 stars).
+(:func:`.merge_repair.close_suits`; under the equal distance the placement LP of
+:mod:`._close_lp` first forms level 1's classes; adult, ``auto``, t = 0.1 / 0.2: 120,939 /
+94,045 -> 108,589 / 84,401 stars).
 
 Work: ``O(2^m t_in (m + s))`` (every pattern groups the row types once), as the lower
 bound's level enumeration; ``m`` is at most 16 here (:func:`level_suits`). The placement LPs

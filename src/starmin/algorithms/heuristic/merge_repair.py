@@ -180,7 +180,9 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     :func:`._start.start_size`), ``start_lp_levels`` (the levels with a bucket LP in that start,
     default 3; 0: the greedy levels only), ``level_lp_levels`` (the levels of the level start
     whose classes the placement LP of :mod:`._level_lp` forms first, for frequency l-diversity
-    and the models it implies; default 2; 0: the greedy alone), ``width`` (partners judged per
+    and the models it implies, and of :mod:`._close_lp` for t-closeness under the equal
+    distance or a matrix, at level 1 only; default 2; 0: the greedy alone), ``width``
+    (partners judged per
     merge, default 256), ``rules`` (partner rules, each a full repair, the best release kept;
     default ``("cost", "spread")``), ``donors`` (partners a class may pull rows from, default
     32; 0: no pulls), ``eject`` (default True), ``h`` and ``full_scan`` (partners are sought
@@ -374,10 +376,10 @@ def initial_plan(rt: RowTypes, model: PrivacyModel, st: Settings, seed: int, jud
         from starmin.algorithms.heuristic._close_lp import close_spec
         from starmin.algorithms.heuristic._level_start import level_plan
 
-        return "levels", level_plan(rt, judge, level_l(model, rt), NAME, GUARANTEE,
-                                    st.level_lp_levels, widen=capped_parts(model),
-                                    close=close_spec(model, rt) if level_l(model, rt) is None
-                                    else None)
+        l = level_l(model, rt)
+        return "levels", level_plan(rt, judge, l, NAME, GUARANTEE, st.level_lp_levels,
+                                    widen=capped_parts(model),
+                                    close=close_spec(model, rt) if l is None else None)
     if start == "diverse" or (start == "auto" and diverse_suits(model)):
         from starmin.algorithms.heuristic._diverse_start import diverse_plan
 
