@@ -34,7 +34,7 @@ Not (yet) under the hierarchical distance: with the hierarchy's nodes as items (
 5.5 s leaves too little of the 10 s budget; t = 0.2 took 27 CPU s for 22,017 against 22,505.
 
 Work limits: an LP of more than :data:`MAX_NONZEROS` nonzeros is not built, and HiGHS stops
-after :data:`MAX_ITERATIONS` iterations (its duals then still give a bound). Never the
+after :data:`MAX_ITERATIONS` iterations (SciPy then returns no duals: no bound). Never the
 clock.
 
 Guarantee: **bound** (tested against brute force on small tables).

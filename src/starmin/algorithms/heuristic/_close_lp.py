@@ -84,7 +84,8 @@ CLOSE_LP_LEVELS = 1
 def work(rt: RowTypes, spec: CloseSpec | None) -> float:
     """Estimated work units of the LP at level 1: ``1.1e-5 x m x`` the nonzero cells (row
     type, value) ``x`` the items per value (adult, 8 QIs, occupation: t = 0.2 1.7 CPU s,
-    estimate 1.7; hierarchical t = 0.1 3.5 CPU s, estimate 3.4)."""
+    estimate 1.7; with the hierarchy's nodes as items, before :attr:`CloseSpec.lp` kept the
+    hierarchical distance out, t = 0.1 3.5 CPU s, estimate 3.4); 0 where it does not run."""
     if spec is None or not spec.lp:
         return 0.0
     per_value = float(np.count_nonzero(spec.W)) / max(len(spec.W), 1)
