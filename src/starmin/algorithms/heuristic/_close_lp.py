@@ -100,6 +100,8 @@ class CloseSpec(NamedTuple):
     q: FloatArray
     W: IntArray
     tau: float
+    tv_tau: float
+    """Every t-close class has variational distance at most this (``t / d_min``)."""
     lp: bool = True
     """Whether the LP runs: the items are the values (equal distance, or a matrix through
     its least ground distance). Under the hierarchical distance on adult's occupation
@@ -112,7 +114,7 @@ def close_spec(model: PrivacyModel, rt: RowTypes) -> CloseSpec | None:
     """The :class:`CloseSpec` of ``model``'s first t-closeness part on ``rt`` (one sensitive
     column, whose values are the keys); ``None`` without one or when its distance bounds
     nothing (fewer than two values)."""
-    from starmin.algorithms.t_closeness_bound import items_of
+    from starmin.algorithms.t_closeness_bound import items_of, min_distance
     from starmin.models.t_closeness import TCloseness
 
     parts = getattr(model, "models", None) or (model,)
@@ -128,17 +130,20 @@ def close_spec(model: PrivacyModel, rt: RowTypes) -> CloseSpec | None:
         return None
     W = np.zeros((rt.s, len(held) if items is None else items.shape[1]), dtype=np.int64)
     W[present] = np.eye(len(held), dtype=np.int64) if items is None else items
-    return CloseSpec(o / o.sum(), W, float(t_part.t_exact) * scale, items is None)
+    d_min = min_distance(t_part.distance, held)
+    tv_tau = float(t_part.t_exact) / d_min if d_min > 0 else 1.0
+    return CloseSpec(o / o.sum(), W, float(t_part.t_exact) * scale, tv_tau, items is None)
 
 
 def close_lp_classes(patterns: PatternKeys, free: IntArray, q: FloatArray, W: IntArray,
-                     tau: float, judge: Judge, j: int, m: int, *,
+                     tau: float, judge: Judge, j: int, m: int, *, tv_tau: float = 1.0,
                      max_nonzeros: int = CLOSE_MAX_NONZEROS, max_iterations: int = MAX_ITERATIONS
                      ) -> list[Group] | None:
     """The classes the placement LP forms at level ``j`` (module docstring), their rows taken
     out of ``free`` (``(t_in, s)``); ``q`` the table's value shares, ``W`` ``(s, I)`` the
-    items, ``tau`` the bound on ``sum_i max(0, Q(i) Y - x(i)) / Y``. ``None`` when a work
-    limit stops it (``free`` unchanged)."""
+    items, ``tau`` the bound on ``sum_i max(0, Q(i) Y - x(i)) / Y``, ``tv_tau`` that on the
+    variational distance (:func:`._close_part.close_parts`). ``None`` when a work limit stops
+    it (``free`` unchanged)."""
     bk = Buckets(patterns, free, 1, masks_of_level(m, j), max_nonzeros)
     if bk.over:
         return None
@@ -147,15 +152,15 @@ def close_lp_classes(patterns: PatternKeys, free: IntArray, q: FloatArray, W: In
     y = _solve(bk, free, q, W, tau, max_nonzeros, max_iterations)
     if y is None:
         return None
-    return take_rounded(bk, free, y, partial(_close, q=q, judge=judge))
+    return take_rounded(bk, free, y, partial(_close, q=q, judge=judge, tv_tau=tv_tau))
 
 
-def _close(pool: IntArray, q: FloatArray, judge: Judge) -> IntArray:
+def _close(pool: IntArray, q: FloatArray, judge: Judge, tv_tau: float) -> IntArray:
     """Each pool whole where the judge passes it, else its t-close part."""
     ok = judge(pool)
     out = np.where(ok[:, None], pool, 0)
     if (bad := np.flatnonzero(~ok & (pool.sum(axis=1) > 1))).size:
-        out[bad] = close_parts(pool[bad], q, judge)
+        out[bad] = close_parts(pool[bad], q, judge, tv_tau)
     return out
 
 

@@ -46,14 +46,24 @@ from starmin.algorithms.heuristic._merge_state import IntArray, Judge
 FloatArray = NDArray[np.float64]
 
 
-def close_parts(pool: IntArray, q: FloatArray, judge: Judge) -> IntArray:
+def close_parts(pool: IntArray, q: FloatArray, judge: Judge, tv_tau: float = 1.0) -> IntArray:
     """``(g, s)``: of each pool (rows of ``pool``) failing the model whole, the part of the
-    module docstring the judge passes, as large as the bisection finds (zeros when none)."""
+    module docstring the judge passes, as large as the search finds (zeros when none).
+    ``tv_tau``: every t-close class has variational distance at most ``tv_tau`` (``t /
+    d_min``, the least ground distance; 1 bounds nothing), so no part is larger than
+    :func:`tv_cap`; the search tries that size first, then bisects below it."""
     pool = np.asarray(pool, dtype=np.int64)
     size = pool.sum(axis=1)
-    lo = np.zeros(len(pool), dtype=np.int64)
-    hi = size - 1
+    hi = np.minimum(size - 1, tv_cap(pool, q, tv_tau))
     best = np.zeros_like(pool)
+    top = np.flatnonzero(hi >= 1)
+    if top.size:                                            # the cap itself first
+        part = composition(pool[top], q, hi[top])
+        ok = judge(part)
+        best[top[ok]] = part[ok]
+        hi[top[ok]] = 0                                     # found: no search
+        hi[top[~ok]] -= 1
+    lo = np.zeros(len(pool), dtype=np.int64)
     while (act := np.flatnonzero(lo < hi)).size:
         mid = (lo[act] + hi[act] + 1) // 2
         part = composition(pool[act], q, mid)
@@ -62,6 +72,41 @@ def close_parts(pool: IntArray, q: FloatArray, judge: Judge) -> IntArray:
         best[act[ok]] = part[ok]
         hi[act[~ok]] = mid[~ok] - 1
     return best
+
+
+def tv_cap(pool: IntArray, q: FloatArray, tau: float) -> IntArray:
+    """``(g,)`` an upper bound on the rows of any part of each pool with variational distance
+    at most ``tau``: the largest real ``X`` with ``f(X) = sum_v max(0, Q_v X - c_v) - tau X
+    <= 0``, rounded down (the least deficit of ``X`` rows of the pool, even in reals, is the
+    sum; ``f`` is convex with ``f(0) = 0``, so where it is not positive is ``[0, X*]``). At
+    ``X = b_i`` (the values' breakpoints ``c_v / Q_v`` in order) ``f = (Q(<= i) - tau) b_i -
+    c(<= i)``; ``X*`` lies in the segment before the first positive one, on the slope of
+    the breakpoints before it; past the last, the slope is ``1 - tau``. A pool larger than
+    its cap is returned as its size."""
+    pool = np.asarray(pool, dtype=np.int64)
+    size = pool.sum(axis=1)
+    if tau >= 1.0 or not len(pool):
+        return size
+    qq = np.broadcast_to(q, pool.shape)
+    b = np.where(qq > 0, pool / np.where(qq > 0, qq, 1.0), np.inf)
+    order = np.argsort(b, axis=1, kind="stable")
+    bs = np.take_along_axis(b, order, axis=1)
+    Qc = np.cumsum(np.take_along_axis(qq, order, axis=1), axis=1)
+    Cc = np.cumsum(np.take_along_axis(pool, order, axis=1), axis=1).astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        f = np.where(np.isfinite(bs), (Qc - tau) * bs - Cc, -np.inf)
+    pos = f > 1e-9 * np.maximum(1.0, Cc)
+    first = np.where(pos.any(axis=1), pos.argmax(axis=1), pool.shape[1])
+    rows = np.arange(len(pool))
+    prev = np.maximum(first - 1, 0)
+    slope = np.where(first > 0, Qc[rows, prev] - tau, -tau)
+    c_prev = np.where(first > 0, Cc[rows, prev], 0.0)
+    # past every breakpoint the slope is sum(Q) - tau over the values the table holds
+    with np.errstate(divide="ignore", invalid="ignore"):
+        x_star = np.where(slope > 0, c_prev / np.where(slope > 0, slope, 1.0), np.inf)
+    x_star = np.where(first == 0, 0.0, x_star)
+    cap = np.floor(x_star * (1 + 1e-9) + 1e-9)
+    return np.minimum(size, np.where(np.isfinite(cap), cap, size)).astype(np.int64)
 
 
 def composition(c: IntArray, q: FloatArray, X: IntArray) -> IntArray:

@@ -76,7 +76,7 @@ import numpy as np
 
 from starmin.algorithms.approx.tp_phases import phase_one_heights
 from starmin.algorithms.heuristic._close_lp import CLOSE_LP_LEVELS, CloseSpec, close_lp_classes
-from starmin.algorithms.heuristic._close_part import FloatArray, close_parts
+from starmin.algorithms.heuristic._close_part import close_parts
 from starmin.algorithms.heuristic._level_lp import LP_LEVELS, level_lp_classes
 from starmin.algorithms.heuristic._merge_state import Judge
 from starmin.algorithms.heuristic.pattern_keys import (
@@ -106,8 +106,7 @@ def level_plan(rt: RowTypes, judge: Judge, l: int | None, method: str,
     widest capped part the model passes instead of phase one's. ``close`` (without ``l``;
     t-closeness): a pool failing the model keeps the t-close part of :mod:`._close_part`."""
     counts = rt.counts.astype(np.int64)
-    part = partial(_part, judge=judge, l=l, widen=widen,
-                   q=None if close is None else close.q)
+    part = partial(_part, judge=judge, l=l, widen=widen, close=close)
     kept = part(counts)
     free = counts - kept
     groups: list[Group] = []
@@ -123,7 +122,7 @@ def level_plan(rt: RowTypes, judge: Judge, l: int | None, method: str,
             groups.extend(level_lp_classes(patterns, free, l, j, rt.m) or [])
         elif close is not None and close.lp and j <= min(lp_levels, CLOSE_LP_LEVELS):
             groups.extend(close_lp_classes(patterns, free, close.q, close.W, close.tau, judge,
-                                           j, rt.m) or [])
+                                           j, rt.m, tv_tau=close.tv_tau) or [])
         gain = [0 if (p := _pools(patterns.keys(mask), free, part)) is None
                 else int(p[4].sum()) for mask in masks]  # rows each pattern would place
         for i in np.argsort(-np.array(gain), kind="stable").tolist():
@@ -135,18 +134,18 @@ def level_plan(rt: RowTypes, judge: Judge, l: int | None, method: str,
 
 
 def _part(pool: IntArray, judge: Judge, l: int | None, widen: bool = False,
-          q: FloatArray | None = None) -> IntArray:
+          close: CloseSpec | None = None) -> IntArray:
     """``(g, s)``: what of each pool becomes a class: all of it when it satisfies the model,
     else (``l`` given: frequency l-diversity, or a model it implies) its largest l-eligible
     part, or with ``widen`` its widest capped part the model passes (:func:`_widest_cap`),
-    else with ``q`` (the table's distribution; t-closeness) the part of
-    :func:`._close_part.close_parts`, else nothing. For frequency l-diversity the two agree
+    else with ``close`` (t-closeness) the part of :func:`._close_part.close_parts`, else
+    nothing. For frequency l-diversity the two agree
     where the model holds."""
     if l is None:
         ok = judge(pool) & (pool.sum(axis=1) > 0)
         out = np.where(ok[:, None], pool, 0)
-        if q is not None and (bad := np.flatnonzero(~ok & (pool.sum(axis=1) > 1))).size:
-            out[bad] = close_parts(pool[bad], q, judge)
+        if close is not None and (bad := np.flatnonzero(~ok & (pool.sum(axis=1) > 1))).size:
+            out[bad] = close_parts(pool[bad], close.q, judge, close.tv_tau)
         return out
     h = phase_one_heights(pool, l)
     part = np.minimum(pool, h[:, None])
