@@ -24,13 +24,19 @@ So under the equal distance the part has the least variational distance ``sum_v 
 x_v) / X`` of any part of ``X`` rows of the pool (tested against enumeration). Under the
 ordered and hierarchical distances it is a good part, not always the closest.
 
-Size. The part of ``X`` rows passes the judge or not; by bisection on ``X`` between 0 and the
-pool's size (the whole pool having failed), ``O(log n)`` judge calls on all the pools at
-once. Passing need not be monotone in ``X`` (the integer rounding; the smallest t-close
-class, :func:`starmin.algorithms.t_class_size.min_class_size`), so the size found passes
-or is 0 (nothing kept), not always the largest.
+Size. The part of ``X`` rows passes the judge or not. No t-close part is larger than
+:func:`tv_cap` (its variational distance is at most ``t / d_min``, and even real parts of
+``X`` rows have at least the deficit ``sum_v max(0, Q_v X - c_v)``), so that size is tried
+first; where it fails, bisection on ``X`` below it, ``O(log n)`` judge calls on all the pools
+at once. Passing need not be monotone in ``X`` (the integer rounding; the smallest t-close
+class, :func:`starmin.algorithms.t_class_size.min_class_size`), so the size found passes or is
+0 (nothing kept), not always the largest: on random pools the largest in 87 of 87 under the
+equal distance, 92 of 129 under a hierarchy, 60 of 86 under the ordered distance. The cap
+first made the level start on adult 1.4x faster, on adult repeated to a million rows (pools
+33x larger, deeper bisections) 3.2x.
 
-Work per call: ``O(log n)`` rounds of ``O(g s log s)`` for ``g`` pools over ``s`` values.
+Work per call: ``O(log n)`` rounds of ``O(g s log s)`` for ``g`` pools over ``s`` values, one
+where the cap passes.
 
 References: Li, Li & Venkatasubramanian, ICDE 2007, Sec. 4 (the distances); Liang & Yuan,
 Sec. 2.1 (t-closeness on row types).
