@@ -668,7 +668,8 @@ its searches build and judge each failing pool's part up to ``O(log n)`` times. 
 adult (8 QIs, occupation, t = 0.2 and hierarchical t = 0.1: 2.0-2.3 CPU s, where
 :func:`level_work` gives 1.43) before the variational cap was tried first; since then about
 0.9 CPU s there. Kept: at 1.7 the ladder on adult runs one start with the LP (t = 0.2, 7.2 s
-wall with the report's bounds); a fitted 0.7 would fit both starts, about 9 s."""
+wall with the report's bounds); a fitted 0.7 would fit both starts, about 9 s by the sum
+of the two starts' measured runs."""
 CLOSE_COPIES = 8
 """Where the row types hold more rows than this (median, :func:`._start.copies`), ``auto``'s
 t-closeness ladder is the level start without its placement LP (:mod:`._close_lp`), else
