@@ -20,7 +20,7 @@ from starmin.data.rowtypes import RowTypes
 from starmin.models import AllOf, KAnonymity, LDiversity, TCloseness
 from starmin.models.apply import holds
 from starmin.models.base import PrivacyModel
-from tests.algorithms.test_t_closeness_bound import DEEP, _model
+from tests.algorithms.test_t_closeness_bound import DEEP, MATRIX, _model
 from tests.helpers.tables import from_rows, random_table
 
 
@@ -175,7 +175,7 @@ def test_auto_runs_both_starts_for_t_closeness_only() -> None:
                   AllOf(LDiversity(2), TCloseness("0.3"))):
         assert merge_repair.close_suits(model, rt)
         assert merge_repair.expand_start("auto", model, rt) == ("levels", "pattern-packing")
-    for model in (LDiversity(2), KAnonymity(3)):
+    for model in (LDiversity(2), KAnonymity(3), TCloseness("0.3", MATRIX)):
         assert not merge_repair.close_suits(model, rt)
     assert not merge_repair.close_suits(TCloseness("0.3"), random_table(1, 40, 17, s=4))
     # k beside t: t's repair estimate, not k's
