@@ -56,7 +56,7 @@ start for frequency l-diversity and the models it implies (:func:`.merge_repair.
 :func:`.merge_repair.implied_suits`) and, with ``close``, for t-closeness
 (:func:`.merge_repair.close_suits`; under the equal distance the placement LP of
 :mod:`._close_lp` first forms level 1's classes; adult, ``auto``, t = 0.1 / 0.2: 120,939 /
-94,045 -> 108,589 / 84,401 stars).
+94,045 -> 108,864 / 83,854 stars).
 
 Work: ``O(2^m t_in (m + s))`` (every pattern groups the row types once), as the lower
 bound's level enumeration; ``m`` is at most 16 here (:func:`level_suits`). The placement LPs
