@@ -36,9 +36,10 @@ Where it runs. The level start forms its level-1 classes with it under the equal
 (and a matrix, through the least ground distance), where the items are the values
 (:attr:`CloseSpec.lp`); adult, 8 QIs, occupation, merge-repair's release from the level
 start (before the variational cap of :mod:`._close_part`): t = 0.1 / 0.2 / 0.3 109,914 /
-86,975 / 66,839 -> 108,589 / 84,401 / 61,785 stars, for 1.7 CPU s more. The LP's optimum at level 1 (t = 0.2: 11,592 rows) is well above what its
-rounding keeps (7,573): its fractional classes may be smaller than any t-close class of
-integers (:func:`starmin.algorithms.t_class_size.min_class_size`).
+86,975 / 66,839 -> 108,589 / 84,401 / 61,785 stars, for 1.7 CPU s more. The LP's optimum at
+level 1 (t = 0.2: 11,592 rows) is well above what its rounding keeps (7,573): its fractional
+classes may be smaller than any t-close class of integers
+(:func:`starmin.algorithms.t_class_size.min_class_size`).
 
 Solver and work limits. HiGHS's interior point method with crossover (through scipy) within
 ``max_iterations`` iterations; an LP of more than ``max_nonzeros`` nonzeros is not built.
