@@ -6,6 +6,7 @@ the level start satisfy the model and stay above the optimum."""
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -24,42 +25,41 @@ from tests.algorithms.test_t_closeness_bound import DEEP, MATRIX, _model
 from tests.helpers.tables import from_rows, random_table
 
 
+def _pools(seed: int, count: int, s_max: int, o_max: int, c_max: int
+           ) -> Iterator[tuple[np.ndarray, np.ndarray, np.random.Generator]]:
+    """Random table shares ``q`` and non-empty pools ``c`` over 2 to ``s_max - 1`` values."""
+    rng = np.random.default_rng(seed)
+    for _ in range(count):
+        s = int(rng.integers(2, s_max))
+        o = rng.integers(1, o_max, s)
+        c = rng.integers(0, c_max, s)
+        if c.sum():
+            yield o / o.sum(), c, rng
+
+
+def _sub_multisets(c: np.ndarray) -> Iterator[np.ndarray]:
+    return (np.array(y) for y in itertools.product(*[range(ci + 1) for ci in c]))
+
+
 def test_the_composition_has_the_least_variational_distance_of_its_size() -> None:
-    rng = np.random.default_rng(5)
     checked = 0
-    for _ in range(1500):
-        s = int(rng.integers(2, 6))
-        o = rng.integers(1, 20, s)
-        q = o / o.sum()
-        c = rng.integers(0, 7, s)
-        if c.sum() == 0:
-            continue
+    for q, c, rng in _pools(5, 1500, 6, 20, 7):
         X = int(rng.integers(1, c.sum() + 1))
         x = composition(c[None, :], q, np.array([X]))[0]
         assert x.sum() == X and (x >= 0).all() and (x <= c).all()
-        least = min(np.maximum(0, q * X - np.array(y)).sum()
-                    for y in itertools.product(*[range(ci + 1) for ci in c]) if sum(y) == X)
+        least = min(np.maximum(0, q * X - y).sum() for y in _sub_multisets(c) if y.sum() == X)
         assert np.maximum(0, q * X - x).sum() <= least + 1e-9
         checked += 1
     assert checked > 1000
 
 
 def test_the_variational_cap_is_never_below_the_largest_close_part() -> None:
-    rng = np.random.default_rng(12)
     tight = 0
-    for _ in range(400):
-        s = int(rng.integers(2, 5))
-        o = rng.integers(1, 12, s)
-        q = o / o.sum()
-        c = rng.integers(0, 6, s)
+    for q, c, rng in _pools(12, 400, 5, 12, 6):
         tau = float(rng.choice([0.05, 0.1, 0.2, 0.35, 0.6]))
-        if c.sum() == 0:
-            continue
-        best = 0
-        for y in itertools.product(*[range(ci + 1) for ci in c]):
-            X = sum(y)
-            if X and np.maximum(0, q * X - np.array(y)).sum() <= tau * X + 1e-12:
-                best = max(best, X)
+        best = max((int(y.sum()) for y in _sub_multisets(c)
+                    if y.sum() and np.maximum(0, q * y.sum() - y).sum() <= tau * y.sum() + 1e-12),
+                   default=0)
         cap = int(tv_cap(c[None, :], q, tau)[0])
         assert best <= cap <= c.sum()
         tight += cap == best
