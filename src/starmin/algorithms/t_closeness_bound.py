@@ -139,8 +139,7 @@ def t_closeness_lower_bounds(rt: RowTypes, model: TCloseness, *, k: int = 1,
     """``{"t-star-free", "t-pattern", "t-level-flow"}`` lower bounds (module doc;
     :mod:`starmin.algorithms.t_level_flow`), each the largest over the sensitive columns,
     and ``"t-level-lp"`` where the level-1 LP of :mod:`starmin.algorithms.t_level_lp` ran
-    (``level_lp``; the equal and hierarchical distances and matrices, within its nonzero
-    limit): the level
+    (``level_lp``; the equal distance and matrices, within its nonzero limit): the level
     flow bound with its level-1 term tightened. ``k``: a class size every class must reach
     as well (the model the t-closeness is part of implies it; 1 for t-closeness alone).
     ``max_arcs``: the level flow's arcs per level."""
@@ -164,8 +163,8 @@ def t_closeness_lower_bounds(rt: RowTypes, model: TCloseness, *, k: int = 1,
             out["t-pattern"] = max(out["t-pattern"], int((need * lev).sum()))
             flow = level_flow_bound(int(n.sum()), [int(free.sum()), *flows])
             out["t-level-flow"] = max(out["t-level-flow"], flow)
-            if level_lp and flows and (col.cut.items is None or col.cut.levels):
-                u1 = one_star_rows(keys, hist, o, col.cut.tau, k, items=col.cut.items)
+            if level_lp and flows and col.cut.items is None:
+                u1 = one_star_rows(keys, hist, o, col.cut.tau, k)
                 if u1 is not None:
                     say(f"bounds: t-closeness level-1 LP: at most {u1} rows at one star or "
                         f"none (level flow {flows[0]})")

@@ -8,16 +8,15 @@ a t-close class themselves.
 
 Argument (one sensitive column; ``Q`` the table's distribution, ``tau`` as
 :func:`starmin.algorithms.t_closeness_bound.items_of` gives it, the equal distance and a
-matrix through its least ground distance; a hierarchy below). In a release, a class with no
-star holds rows of one row type, and a class with one star (column ``c``) rows that agree
-outside ``c``: rows of one *bucket* of the pattern ``{c}``. Its value counts ``x`` and size
-``X`` satisfy ``sum_v max(0, Q_v X - x_v) <= tau X`` (its variational distance). The classes
-are disjoint, and the sum of two such classes of one bucket satisfies it too (the left side
-is convex and positively homogeneous, so subadditive). So the rows of the release's classes
-with at most one star, summed per bucket (each row type a bucket of its own, then the
-buckets of level 1), are a feasible point of the placement LP of :mod:`.heuristic._close_lp`
-over those buckets with every row free, and their number is at most the LP's optimum
-``U_1``.
+matrix through its least ground distance). In a release, a class with no star holds rows of
+one row type, and a class with one star (column ``c``) rows that agree outside ``c``: rows
+of one *bucket* of the pattern ``{c}``. Its value counts ``x`` and size ``X`` satisfy ``sum_v
+max(0, Q_v X - x_v) <= tau X`` (its variational distance). The classes are disjoint, and the
+sum of two such classes of one bucket satisfies it too (the left side is convex and
+positively homogeneous, so subadditive). So the rows of the release's classes with at most
+one star, summed per bucket (each row type a bucket of its own, then the buckets of level
+1), are a feasible point of the placement LP of :mod:`.heuristic._close_lp` over those
+buckets with every row free, and their number is at most the LP's optimum ``U_1``.
 
 Certificate. The LP is solved by HiGHS's interior point method; its duals give the bound of
 :mod:`starmin.algorithms.lp_dual` (weak duality with the box ``0 <= z <= upper`` that some
@@ -29,13 +28,10 @@ Use. ``level_flow_bound`` with ``F_1`` replaced by ``min(F_1, U_1)``: every rele
 least ``sum_j (N - F_j)`` stars for any upper bounds ``F_j`` on its rows with at most ``j``
 stars (:mod:`starmin.algorithms.t_level_flow`).
 
-Under a hierarchy (stop 32) the items are the hierarchy's nodes below the root, with ``tau =
-t H``: ``sum`` over the levels and nodes of ``max(0, Q(A) X - x(A)) <= t H X`` is exactly EMD
-``<= t`` (Li et al. Sec. 4; :mod:`starmin.algorithms.t_class_size`), again convex and
-positively homogeneous. Adult's hierarchical t = 0.1: ``U_1`` = 13,587 against ``F_1`` =
-17,043, bound 44,936 -> 48,392 in 3.7 CPU s; t = 0.15 and beyond are over the nonzero limit
-(t = 0.2 took 27 CPU s for 22,017 against 22,505). Not under the ordered distance (its cuts
-as items are as exact, but no run measured its cost).
+Not (yet) under the hierarchical distance: with the hierarchy's nodes as items (exact, as in
+:mod:`.heuristic._close_lp`) adult's hierarchical t = 0.1 gave ``U_1`` = 13,587 against
+``F_1`` = 17,043 (bound 44,936 -> about 48,400) but took 3.9 CPU s, which with the release's
+5.5 s leaves too little of the 10 s budget; t = 0.2 took 27 CPU s for 22,017 against 22,505.
 
 Work limits: an LP of more than :data:`MAX_NONZEROS` nonzeros is not built, and HiGHS stops
 after :data:`MAX_ITERATIONS` iterations (SciPy then returns no duals: no bound). Never the
@@ -72,14 +68,12 @@ crossover took 14 of its 21 CPU s)."""
 
 
 def one_star_rows(keys: PatternKeys, hist: IntArray, o: IntArray, tau: float, x_min: int = 1,
-                  *, items: IntArray | None = None, max_nonzeros: int = MAX_NONZEROS,
-                  max_iterations: int = MAX_ITERATIONS) -> int | None:
+                  *, max_nonzeros: int = MAX_NONZEROS, max_iterations: int = MAX_ITERATIONS
+                  ) -> int | None:
     """``U_1`` of the module docstring for the row types' counts ``hist`` ``(t_in, s)`` over
     the values the table holds (table counts ``o``). ``x_min``: every class of the release
-    holds at least that many rows, so buckets with fewer are left out. ``items``: ``(s, I)``
-    the distance's items (:func:`starmin.algorithms.t_closeness_bound.items_of`; ``None``:
-    the values, with ``tau`` bounding the variational distance). ``None`` when the LP is over
-    the nonzero limit or the solver returns no duals (at its iteration limit)."""
+    holds at least that many rows, so buckets with fewer are left out. ``None`` when the LP
+    is over the nonzero limit or the solver returns no duals (at its iteration limit)."""
     from starmin.algorithms.heuristic._close_lp import program
     from starmin.algorithms.heuristic._level_lp import Buckets, solve_program
     from starmin.algorithms.lp_dual import certified_max
@@ -93,8 +87,8 @@ def one_star_rows(keys: PatternKeys, hist: IntArray, o: IntArray, tau: float, x_
     bk = bk.kept(rows >= x_min)  # a bucket of fewer rows holds no t-close class
     if bk.size == 0:
         return 0
-    W = np.eye(hist.shape[1], dtype=np.int64) if items is None else np.asarray(items)
-    prog = program(bk, hist, o / o.sum(), W, tau * (1 + MARGIN))
+    s = hist.shape[1]
+    prog = program(bk, hist, o / o.sum(), np.eye(s, dtype=np.int64), tau * (1 + MARGIN))
     if prog.nonzeros > max_nonzeros:
         return None
     return certified_max(prog, solve_program(prog, max_iterations, crossover=False))
