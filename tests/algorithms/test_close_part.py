@@ -14,9 +14,10 @@ import pytest
 from starmin.algorithms.exact import brute_force
 from starmin.algorithms.heuristic import merge_repair
 from starmin.algorithms.heuristic._close_lp import close_lp_classes, close_spec
-from starmin.algorithms.heuristic._close_part import close_parts, composition, tv_cap
+from starmin.algorithms.heuristic._close_part import close_parts, composition
 from starmin.algorithms.heuristic._level_start import _part, level_plan
 from starmin.algorithms.heuristic.pattern_keys import PatternKeys
+from starmin.algorithms.t_closeness_bound import star_free_rows
 from starmin.data.rowtypes import RowTypes
 from starmin.models import AllOf, KAnonymity, LDiversity, TCloseness
 from starmin.models.apply import holds
@@ -27,14 +28,14 @@ from tests.helpers.tables import from_rows, random_table
 
 def _pools(seed: int, count: int, s_max: int, o_max: int, c_max: int
            ) -> Iterator[tuple[np.ndarray, np.ndarray, np.random.Generator]]:
-    """Random table shares ``q`` and non-empty pools ``c`` over 2 to ``s_max - 1`` values."""
+    """Random table counts ``o`` and non-empty pools ``c`` over 2 to ``s_max - 1`` values."""
     rng = np.random.default_rng(seed)
     for _ in range(count):
         s = int(rng.integers(2, s_max))
         o = rng.integers(1, o_max, s)
         c = rng.integers(0, c_max, s)
         if c.sum():
-            yield o / o.sum(), c, rng
+            yield o, c, rng
 
 
 def _sub_multisets(c: np.ndarray) -> Iterator[np.ndarray]:
@@ -43,7 +44,8 @@ def _sub_multisets(c: np.ndarray) -> Iterator[np.ndarray]:
 
 def test_the_composition_has_the_least_variational_distance_of_its_size() -> None:
     checked = 0
-    for q, c, rng in _pools(5, 1500, 6, 20, 7):
+    for o, c, rng in _pools(5, 1500, 6, 20, 7):
+        q = o / o.sum()
         X = int(rng.integers(1, c.sum() + 1))
         x = composition(c[None, :], q, np.array([X]))[0]
         assert x.sum() == X and (x >= 0).all() and (x <= c).all()
@@ -55,12 +57,13 @@ def test_the_composition_has_the_least_variational_distance_of_its_size() -> Non
 
 def test_the_variational_cap_is_never_below_the_largest_close_part() -> None:
     tight = 0
-    for q, c, rng in _pools(12, 400, 5, 12, 6):
+    for o, c, rng in _pools(12, 400, 5, 12, 6):
+        q = o / o.sum()
         tau = float(rng.choice([0.05, 0.1, 0.2, 0.35, 0.6]))
         best = max((int(y.sum()) for y in _sub_multisets(c)
                     if y.sum() and np.maximum(0, q * y.sum() - y).sum() <= tau * y.sum() + 1e-12),
                    default=0)
-        cap = int(tv_cap(c[None, :], q, tau)[0])
+        cap = int(star_free_rows(c[None, :], o, tau)[0])
         assert best <= cap <= c.sum()
         tight += cap == best
     assert tight > 200  # and often exact
@@ -72,8 +75,8 @@ def test_a_literal_close_part() -> None:
     rt = from_rows([[0]] * 12 + [[1]] * 12, [0] * 6 + [1] * 6 + [0] * 6 + [1] * 6)
     model = TCloseness("0.25")
     judge = merge_repair.make_judge(model, rt)
-    q = rt.counts.sum(axis=0) / rt.n
-    assert close_parts(np.array([[10, 2]]), q, judge).tolist() == [[6, 2]]
+    o = rt.counts.sum(axis=0)
+    assert close_parts(np.array([[10, 2]]), o, judge).tolist() == [[6, 2]]
 
 
 FOUND = {"equal": 0.95, "ordered": 0.6, "hierarchical": 0.65, "deep": 0.65}
@@ -89,13 +92,12 @@ def test_every_part_kept_passes_the_model(distance: str) -> None:
     model: PrivacyModel = (TCloseness("0.2", DEEP) if distance == "deep"
                            else _model(0.2, distance))
     judge = merge_repair.make_judge(model, rt)
-    q = rt.counts.sum(axis=0) / rt.n
     rng = np.random.default_rng(8)
     pools = rng.integers(0, 9, size=(400, rt.s)) * (rng.random((400, rt.s)) < 0.9)
     pools = pools[(pools.sum(axis=1) > 1) & ~judge(pools)]
     spec = close_spec(model, rt)
     assert spec is not None
-    got = close_parts(pools, q, judge, spec.tv_tau)
+    got = close_parts(pools, spec.o, judge, spec.tv_tau)
     assert (got >= 0).all() and (got <= pools).all()
     kept = got.sum(axis=1) > 0
     assert holds(model, rt, got[kept]).all()
@@ -138,8 +140,7 @@ def test_the_placement_lp_forms_t_close_classes_of_free_rows(distance: str) -> N
         counts = rt.counts.astype(np.int64)
         free = counts - _part(counts, judge, None, close=spec)
         before = free.copy()
-        groups = close_lp_classes(PatternKeys(rt.codes), free, spec.q, spec.W, spec.tau,
-                                  judge, 1, rt.m)
+        groups = close_lp_classes(PatternKeys(rt.codes), free, spec, judge, 1, rt.m)
         assert groups is not None
         taken = np.zeros_like(free)
         for types, keys, n in groups:

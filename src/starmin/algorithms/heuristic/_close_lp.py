@@ -59,7 +59,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from starmin.algorithms.heuristic._close_part import FloatArray, close_parts
+from starmin.algorithms.heuristic._close_part import FloatArray, whole_or_close
 from starmin.algorithms.heuristic._level_lp import (
     MAX_ITERATIONS,
     MAX_NONZEROS,
@@ -95,10 +95,10 @@ def work(rt: RowTypes, spec: CloseSpec | None) -> float:
 
 class CloseSpec(NamedTuple):
     """What the level start needs of a t-closeness model on one sensitive column: the
-    table's share of each key ``q`` ``(s,)``, the items ``W`` ``(s, I)`` and ``tau``
+    table's count of each key ``o`` ``(s,)``, the items ``W`` ``(s, I)`` and ``tau``
     (module docstring)."""
 
-    q: FloatArray
+    o: IntArray
     W: IntArray
     tau: float
     tv_tau: float
@@ -109,6 +109,11 @@ class CloseSpec(NamedTuple):
     hierarchy (t = 0.3) HiGHS's interior point took 24 CPU s at level 1 (4,618 crossover
     iterations), and its other solvers disagreed on the optimum (15,979 by dual simplex in
     278 s, 4,432 by its default): the ordered and hierarchical distances keep the greedy."""
+
+    @property
+    def q(self) -> FloatArray:
+        """The table's share of each key."""
+        return self.o / self.o.sum()
 
 
 def close_spec(model: PrivacyModel, rt: RowTypes) -> CloseSpec | None:
@@ -133,36 +138,25 @@ def close_spec(model: PrivacyModel, rt: RowTypes) -> CloseSpec | None:
     W[present] = np.eye(len(held), dtype=np.int64) if items is None else items
     d_min = min_distance(t_part.distance, held)
     tv_tau = float(t_part.t_exact) / d_min if d_min > 0 else 1.0
-    return CloseSpec(o / o.sum(), W, float(t_part.t_exact) * scale, tv_tau, items is None)
+    return CloseSpec(o, W, float(t_part.t_exact) * scale, tv_tau, items is None)
 
 
-def close_lp_classes(patterns: PatternKeys, free: IntArray, q: FloatArray, W: IntArray,
-                     tau: float, judge: Judge, j: int, m: int, *, tv_tau: float = 1.0,
-                     max_nonzeros: int = CLOSE_MAX_NONZEROS, max_iterations: int = MAX_ITERATIONS
-                     ) -> list[Group] | None:
+def close_lp_classes(patterns: PatternKeys, free: IntArray, spec: CloseSpec, judge: Judge,
+                     j: int, m: int, *, max_nonzeros: int = CLOSE_MAX_NONZEROS,
+                     max_iterations: int = MAX_ITERATIONS) -> list[Group] | None:
     """The classes the placement LP forms at level ``j`` (module docstring), their rows taken
-    out of ``free`` (``(t_in, s)``); ``q`` the table's value shares, ``W`` ``(s, I)`` the
-    items, ``tau`` the bound on ``sum_i max(0, Q(i) Y - x(i)) / Y``, ``tv_tau`` that on the
-    variational distance (:func:`._close_part.close_parts`). ``None`` when a work limit stops
-    it (``free`` unchanged)."""
+    out of ``free`` (``(t_in, s)``), for the model of ``spec``. ``None`` when a work limit
+    stops it (``free`` unchanged)."""
     bk = Buckets(patterns, free, 1, masks_of_level(m, j), max_nonzeros)
     if bk.over:
         return None
     if bk.size == 0:
         return []
-    y = _solve(bk, free, q, W, tau, max_nonzeros, max_iterations)
+    y = _solve(bk, free, spec.q, spec.W, spec.tau, max_nonzeros, max_iterations)
     if y is None:
         return None
-    return take_rounded(bk, free, y, partial(_close, q=q, judge=judge, tv_tau=tv_tau))
-
-
-def _close(pool: IntArray, q: FloatArray, judge: Judge, tv_tau: float) -> IntArray:
-    """Each pool whole where the judge passes it, else its t-close part."""
-    ok = judge(pool)
-    out = np.where(ok[:, None], pool, 0)
-    if (bad := np.flatnonzero(~ok & (pool.sum(axis=1) > 1))).size:
-        out[bad] = close_parts(pool[bad], q, judge, tv_tau)
-    return out
+    return take_rounded(bk, free, y, partial(whole_or_close, o=spec.o, judge=judge,
+                                             tv_tau=spec.tv_tau))
 
 
 def program(bk: Buckets, free: IntArray, q: FloatArray, W: IntArray, tau: float) -> Program:

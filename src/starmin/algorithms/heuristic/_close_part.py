@@ -24,13 +24,14 @@ So under the equal distance the part has the least variational distance ``sum_v 
 x_v) / X`` of any part of ``X`` rows of the pool (tested against enumeration). Under the
 ordered and hierarchical distances it is a good part, not always the closest.
 
-Size. The part of ``X`` rows passes the judge or not. No t-close part is larger than
-:func:`tv_cap` (its variational distance is at most ``t / d_min``, and even real parts of
-``X`` rows have at least the deficit ``sum_v max(0, Q_v X - c_v)``), so that size is tried
-first; where it fails, bisection on ``X`` below it, ``O(log n)`` judge calls on all the pools
-at once. Passing need not be monotone in ``X`` (the integer rounding; the smallest t-close
-class, :func:`starmin.algorithms.t_class_size.min_class_size`), so the size found passes or is
-0 (nothing kept), not always the largest: on random pools the largest in 87 of 87 under the
+Size. The part of ``X`` rows passes the judge or not. No t-close part is larger than the
+relaxed close size of :func:`starmin.algorithms.t_closeness_bound.star_free_rows` (its
+variational distance is at most ``t / d_min``, and even real parts of ``X`` rows have at
+least the deficit ``sum_v max(0, Q_v X - c_v)``), so that size is tried first; where it
+fails, bisection on ``X`` below it, ``O(log n)`` judge calls on all the pools at once.
+Passing need not be monotone in ``X`` (the integer rounding; the smallest t-close class,
+:func:`starmin.algorithms.t_class_size.min_class_size`), so the size found passes or is 0
+(nothing kept), not always the largest: on random pools the largest in 87 of 87 under the
 equal distance, 92 of 129 under a hierarchy, 60 of 86 under the ordered distance. The cap
 first made the level start on adult 1.4x faster, on adult repeated to a million rows (pools
 33x larger, deeper bisections) 3.2x.
@@ -52,15 +53,22 @@ from starmin.algorithms.heuristic._merge_state import IntArray, Judge
 FloatArray = NDArray[np.float64]
 
 
-def close_parts(pool: IntArray, q: FloatArray, judge: Judge, tv_tau: float = 1.0) -> IntArray:
+def close_parts(pool: IntArray, o: IntArray, judge: Judge, tv_tau: float = 1.0) -> IntArray:
     """``(g, s)``: of each pool (rows of ``pool``) failing the model whole, the part of the
-    module docstring the judge passes, as large as the search finds (zeros when none).
-    ``tv_tau``: every t-close class has variational distance at most ``tv_tau`` (``t /
-    d_min``, the least ground distance; 1 bounds nothing), so no part is larger than
-    :func:`tv_cap`; the search tries that size first, then bisects below it."""
+    module docstring the judge passes, as large as the search finds (zeros when none). ``o``:
+    the table's count of each key. ``tv_tau``: every t-close class has variational distance
+    at most ``tv_tau`` (``t / d_min``, the least ground distance; 1 bounds nothing), so no
+    part is larger than the relaxed close size of
+    :func:`starmin.algorithms.t_closeness_bound.star_free_rows` under it; the search tries
+    that size first, then bisects below it."""
+    from starmin.algorithms.t_closeness_bound import star_free_rows
+
     pool = np.asarray(pool, dtype=np.int64)
+    o = np.asarray(o, dtype=np.int64)
+    q = o / o.sum()
     size = pool.sum(axis=1)
-    hi = np.minimum(size - 1, tv_cap(pool, q, tv_tau))
+    held = o > 0                                            # the values the table holds
+    hi = np.minimum(size - 1, star_free_rows(pool[:, held], o[held], tv_tau))
     best = np.zeros_like(pool)
     top = np.flatnonzero(hi >= 1)
     if top.size:                                            # the cap itself first
@@ -80,39 +88,15 @@ def close_parts(pool: IntArray, q: FloatArray, judge: Judge, tv_tau: float = 1.0
     return best
 
 
-def tv_cap(pool: IntArray, q: FloatArray, tau: float) -> IntArray:
-    """``(g,)`` an upper bound on the rows of any part of each pool with variational distance
-    at most ``tau``: the largest real ``X`` with ``f(X) = sum_v max(0, Q_v X - c_v) - tau X
-    <= 0``, rounded down (the least deficit of ``X`` rows of the pool, even in reals, is the
-    sum; ``f`` is convex with ``f(0) = 0``, so where it is not positive is ``[0, X*]``). At
-    ``X = b_i`` (the values' breakpoints ``c_v / Q_v`` in order) ``f = (Q(<= i) - tau) b_i -
-    c(<= i)``; ``X*`` lies in the segment before the first positive one, on the slope of
-    the breakpoints before it; past the last, the slope is ``1 - tau``. A pool larger than
-    its cap is returned as its size."""
+def whole_or_close(pool: IntArray, o: IntArray, judge: Judge, tv_tau: float) -> IntArray:
+    """``(g, s)``: each pool whole where the judge passes it, else its t-close part
+    (:func:`close_parts`; none for a pool of one row)."""
     pool = np.asarray(pool, dtype=np.int64)
-    size = pool.sum(axis=1)
-    if tau >= 1.0 or not len(pool):
-        return size
-    qq = np.broadcast_to(q, pool.shape)
-    b = np.where(qq > 0, pool / np.where(qq > 0, qq, 1.0), np.inf)
-    order = np.argsort(b, axis=1, kind="stable")
-    bs = np.take_along_axis(b, order, axis=1)
-    Qc = np.cumsum(np.take_along_axis(qq, order, axis=1), axis=1)
-    Cc = np.cumsum(np.take_along_axis(pool, order, axis=1), axis=1).astype(np.float64)
-    with np.errstate(invalid="ignore"):
-        f = np.where(np.isfinite(bs), (Qc - tau) * bs - Cc, -np.inf)
-    pos = f > 1e-9 * np.maximum(1.0, Cc)
-    first = np.where(pos.any(axis=1), pos.argmax(axis=1), pool.shape[1])
-    rows = np.arange(len(pool))
-    prev = np.maximum(first - 1, 0)
-    slope = np.where(first > 0, Qc[rows, prev] - tau, -tau)
-    c_prev = np.where(first > 0, Cc[rows, prev], 0.0)
-    # past every breakpoint the slope is sum(Q) - tau over the values the table holds
-    with np.errstate(divide="ignore", invalid="ignore"):
-        x_star = np.where(slope > 0, c_prev / np.where(slope > 0, slope, 1.0), np.inf)
-    x_star = np.where(first == 0, 0.0, x_star)
-    cap = np.floor(x_star * (1 + 1e-9) + 1e-9)
-    return np.minimum(size, np.where(np.isfinite(cap), cap, size)).astype(np.int64)
+    ok = judge(pool)
+    out = np.where(ok[:, None], pool, 0)
+    if (bad := np.flatnonzero(~ok & (pool.sum(axis=1) > 1))).size:
+        out[bad] = close_parts(pool[bad], o, judge, tv_tau)
+    return out
 
 
 def composition(c: IntArray, q: FloatArray, X: IntArray) -> IntArray:

@@ -76,7 +76,7 @@ import numpy as np
 
 from starmin.algorithms.approx.tp_phases import phase_one_heights
 from starmin.algorithms.heuristic._close_lp import CLOSE_LP_LEVELS, CloseSpec, close_lp_classes
-from starmin.algorithms.heuristic._close_part import close_parts
+from starmin.algorithms.heuristic._close_part import whole_or_close
 from starmin.algorithms.heuristic._level_lp import LP_LEVELS, level_lp_classes
 from starmin.algorithms.heuristic._merge_state import Judge
 from starmin.algorithms.heuristic.pattern_keys import (
@@ -121,8 +121,7 @@ def level_plan(rt: RowTypes, judge: Judge, l: int | None, method: str,
         if l is not None and j <= lp_levels:
             groups.extend(level_lp_classes(patterns, free, l, j, rt.m) or [])
         elif close is not None and close.lp and j <= min(lp_levels, CLOSE_LP_LEVELS):
-            groups.extend(close_lp_classes(patterns, free, close.q, close.W, close.tau, judge,
-                                           j, rt.m, tv_tau=close.tv_tau) or [])
+            groups.extend(close_lp_classes(patterns, free, close, judge, j, rt.m) or [])
         gain = [0 if (p := _pools(patterns.keys(mask), free, part)) is None
                 else int(p[4].sum()) for mask in masks]  # rows each pattern would place
         for i in np.argsort(-np.array(gain), kind="stable").tolist():
@@ -141,12 +140,11 @@ def _part(pool: IntArray, judge: Judge, l: int | None, widen: bool = False,
     else with ``close`` (t-closeness) the part of :func:`._close_part.close_parts`, else
     nothing. For frequency l-diversity the two agree
     where the model holds."""
+    if l is None and close is not None:
+        return whole_or_close(pool, close.o, judge, close.tv_tau)
     if l is None:
         ok = judge(pool) & (pool.sum(axis=1) > 0)
-        out = np.where(ok[:, None], pool, 0)
-        if close is not None and (bad := np.flatnonzero(~ok & (pool.sum(axis=1) > 1))).size:
-            out[bad] = close_parts(pool[bad], close.q, judge, close.tv_tau)
-        return out
+        return np.where(ok[:, None], pool, 0)
     h = phase_one_heights(pool, l)
     part = np.minimum(pool, h[:, None])
     trimmed = np.flatnonzero((part != pool).any(axis=1))   # only there can the judge matter
