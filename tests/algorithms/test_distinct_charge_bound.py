@@ -127,3 +127,29 @@ def test_reports_carry_it_for_the_distinct_value_models_only() -> None:
                        "s": ["x", "x", "y", "z", "z", "z"]})
     rel = starmin.anonymize(df, ["a", "b"], "s", l=2, l_kind="distinct")
     assert rel.report["lower_bounds"]["distinct_charges"] == 6 == rel.report["stars"]
+
+
+def test_a_full_lp_that_stops_leaves_the_bound_to_the_smaller_one(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The full LP is tried first; when HiGHS stops on it (here: made to return nothing for
+    it) the smaller LP still gives its bound, as when the full LP is over its nonzero limit."""
+    from starmin.algorithms import distinct_charge_bound as dcb
+
+    cases = [(rt, 3 if model == DistinctLDiversity(3) else 2) for model, rt, _ in _solved()]
+    both = [(rt, q) for rt, q in cases[:120]
+            if _bound(rt, q, fixed_level=0) is not None
+            and _bound(rt, q, fixed_level=1) is not None]
+    assert len(both) >= 10
+    real = dcb.settle
+    calls: list[str] = []
+
+    def full_stops(lp: Any, cells: Any, iterations: int, report: Any, what: str,
+                   check: Any) -> int | None:
+        calls.append(what)
+        return None if "fixed" not in what else real(lp, cells, iterations, report, what, check)
+
+    monkeypatch.setattr(dcb, "settle", full_stops)
+    for rt, q in both:
+        calls.clear()
+        assert _bound(rt, q) == _bound(rt, q, fixed_level=1)
+        assert calls[0] == "distinct charge LP" and "fixed" in calls[1]

@@ -42,6 +42,12 @@ out (the condition only grows with the charges).
 Measured (ARX adult, 8 QIs, occupation; stop 29): the ``distinct_values`` bound 11,318 /
 16,524 / 20,349 / 23,824 for q = 2 / 3 / 4 / 5 rises to 11,473 / 16,944 / 20,981 / 24,651
 (+1.4 / +2.5 / +3.1 / +3.5 %), each from the smaller LP; q = 6 is over the nonzero limit.
+Since stop 33 the full LP is built up to :data:`FULL_MAX_NONZEROS`: q = 2's (363,000
+nonzeros, 22,702 iterations, 2.7 CPU s against 0.6) gives 11,626 (+1.3 %); q = 3 / 4's full
+LPs (510,000 / 663,000 nonzeros) would give 17,332 / 21,453 (+2.3 / +2.2 %) in 5.7 / 16 CPU
+s, and q = 6's smaller LP (253,000) 27,955 (+3.7 %) in 17 CPU s, too slow beside a release
+that must finish within 10 s, so they stay out. A full LP that stops or fails its check
+leaves the bound to the smaller one.
 
 References: X. Xiao, K. Yi and Y. Tao, EDBT 2010 (l-diversity); Machanavajjhala et al., TKDD
 2007, Sec. 4 (distinct, entropy and recursive l-diversity); the charges generalize the
@@ -70,8 +76,11 @@ from starmin.algorithms.l_charge_bound import (
 )
 
 MAX_NONZEROS = 250_000
-"""The LP is not built beyond this many nonzeros (ARX adult, 8 QIs, occupation: every full LP
-is over it; the smaller LPs fit for q = 2..5, q = 5's with 208,000; q = 6's does not)."""
+"""The smaller LP is not built beyond this many nonzeros (ARX adult, 8 QIs, occupation: the
+smaller LPs fit for q = 2..5, q = 5's with 208,000; q = 6's, 253,000, does not)."""
+FULL_MAX_NONZEROS = 400_000
+"""The full LP is not built beyond this many nonzeros (adult: q = 2's 363,000 fits; q = 3..6's
+510,000-921,000 do not; module docstring)."""
 MAX_ITERATIONS = 40_000
 """HiGHS's simplex iteration limit; a stopped LP gives no bound (adult, the smaller LPs: q = 2
 / 3 / 4 / 5 need 5,786 / 12,388 / 20,412 / 30,274 iterations, 0.6 / 0.8 / 1.3 / 5.2 CPU s for
@@ -81,15 +90,17 @@ saw 0.1-1.6 ms), so the limit bounds the work, not the time."""
 
 def distinct_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.integer], q: int,
                           lev: NDArray[np.int64], last: int, progress: Progress | None = None,
-                          *, max_nonzeros: int = MAX_NONZEROS,
+                          *, max_nonzeros: int | None = None,
                           max_iterations: int = MAX_ITERATIONS,
                           fixed_level: int | None = None) -> int | None:
     """The charge LP bound (module docstring) for the ``(t_in, r)`` ``histogram`` of one
     sensitive column and ``q`` values per class, or ``None`` (nothing to charge, over the
     work limits, or the check failed). ``lev``: the row types' levels for ``q``
     (:func:`.diversity_levels.levels`, every row type holding fewer than ``q`` values);
-    ``last``: the highest level enumerated in full. The full LP first, then the smaller one
-    (level 1 fixed); ``fixed_level`` (0 or 1) asks for one of them only."""
+    ``last``: the highest level enumerated in full. The full LP first (at most
+    :data:`FULL_MAX_NONZEROS` nonzeros), then, when it is over that limit, stops or fails its
+    check, the smaller one (level 1 fixed; at most :data:`MAX_NONZEROS`); ``max_nonzeros``
+    replaces both limits; ``fixed_level`` (0 or 1) asks for one of them only."""
     report = progress or silent
     c = np.asarray(histogram, dtype=np.int64)
     lev = np.asarray(lev, dtype=np.int64)
@@ -106,13 +117,17 @@ def distinct_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.inte
         if not free_t.any():
             continue
         cells = _cells(c, many, free_t, lev)
-        lp = _build(keys, cells, lev, free_t, last, q, r, max_nonzeros)
+        limit = max_nonzeros if max_nonzeros is not None else (
+            FULL_MAX_NONZEROS if fixed == 0 else MAX_NONZEROS)
+        lp = _build(keys, cells, lev, free_t, last, q, r, limit)
         what = "distinct charge LP" + ("" if fixed == 0 else " (level 1 fixed)")
         if lp is None:
-            report(f"bounds: no {what} (over its limit of {max_nonzeros:,} nonzeros)")
+            report(f"bounds: no {what} (over its limit of {limit:,} nonzeros)")
             continue
-        return settle(lp, cells, max_iterations, report, what,
-                      partial(satisfied, keys, cells, lev, free_t, last, q, r))
+        bound = settle(lp, cells, max_iterations, report, what,
+                       partial(satisfied, keys, cells, lev, free_t, last, q, r))
+        if bound is not None:
+            return bound
     return None
 
 
