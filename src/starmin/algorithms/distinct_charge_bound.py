@@ -42,12 +42,14 @@ out (the condition only grows with the charges).
 Measured (ARX adult, 8 QIs, occupation; stop 29): the ``distinct_values`` bound 11,318 /
 16,524 / 20,349 / 23,824 for q = 2 / 3 / 4 / 5 rises to 11,473 / 16,944 / 20,981 / 24,651
 (+1.4 / +2.5 / +3.1 / +3.5 %), each from the smaller LP; q = 6 is over the nonzero limit.
-Since stop 33 the full LP is built up to :data:`FULL_MAX_NONZEROS`: q = 2's (363,000
-nonzeros, 22,702 iterations, 2.7 CPU s against 0.6) gives 11,626 (+1.3 %); q = 3 / 4's full
-LPs (510,000 / 663,000 nonzeros) would give 17,332 / 21,453 (+2.3 / +2.2 %) in 5.7 / 16 CPU
-s, and q = 6's smaller LP (253,000) 27,955 (+3.7 %) in 17 CPU s, too slow beside a release
-that must finish within 10 s, so they stay out. A full LP that stops or fails its check
-leaves the bound to the smaller one.
+Since stop 33 the full LP for ``q = 2`` is built up to :data:`FULL_MAX_NONZEROS`: adult's
+(363,000 nonzeros, 22,702 iterations, 2.7 CPU s against 0.6) gives 11,626 (+1.3 %). For
+``q >= 3`` the full LPs are slower per iteration and keep :data:`MAX_NONZEROS`: adult's q =
+3 / 4 (510,000 / 663,000 nonzeros) would give 17,332 / 21,453 (+2.3 / +2.2 %) in 5.7 / 16
+CPU s, adult's first 8,000 rows q = 5 / 6 (271,000 and more; 26,872 / 30,538 iterations)
+9,552 / 10,838 (+1.8 / +1.6 %) in 9.9 / 18 CPU s, and q = 6's smaller LP on the whole table
+(253,000) 27,955 (+3.7 %) in 17 CPU s: too slow beside a release that must finish within
+10 s. A full LP that stops or fails its check leaves the bound to the smaller one.
 
 References: X. Xiao, K. Yi and Y. Tao, EDBT 2010 (l-diversity); Machanavajjhala et al., TKDD
 2007, Sec. 4 (distinct, entropy and recursive l-diversity); the charges generalize the
@@ -79,8 +81,8 @@ MAX_NONZEROS = 250_000
 """The smaller LP is not built beyond this many nonzeros (ARX adult, 8 QIs, occupation: the
 smaller LPs fit for q = 2..5, q = 5's with 208,000; q = 6's, 253,000, does not)."""
 FULL_MAX_NONZEROS = 400_000
-"""The full LP is not built beyond this many nonzeros (adult: q = 2's 363,000 fits; q = 3..6's
-510,000-921,000 do not; module docstring)."""
+"""The full LP for ``q = 2`` is not built beyond this many nonzeros (adult: 363,000 fits);
+for ``q >= 3`` the full LP keeps :data:`MAX_NONZEROS` (module docstring)."""
 MAX_ITERATIONS = 40_000
 """HiGHS's simplex iteration limit; a stopped LP gives no bound (adult, the smaller LPs: q = 2
 / 3 / 4 / 5 need 5,786 / 12,388 / 20,412 / 30,274 iterations, 0.6 / 0.8 / 1.3 / 5.2 CPU s for
@@ -98,9 +100,10 @@ def distinct_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.inte
     work limits, or the check failed). ``lev``: the row types' levels for ``q``
     (:func:`.diversity_levels.levels`, every row type holding fewer than ``q`` values);
     ``last``: the highest level enumerated in full. The full LP first (at most
-    :data:`FULL_MAX_NONZEROS` nonzeros), then, when it is over that limit, stops or fails its
-    check, the smaller one (level 1 fixed; at most :data:`MAX_NONZEROS`); ``max_nonzeros``
-    replaces both limits; ``fixed_level`` (0 or 1) asks for one of them only."""
+    :data:`FULL_MAX_NONZEROS` nonzeros for ``q = 2``, else :data:`MAX_NONZEROS`), then, when
+    it is over that limit, stops or fails its check, the smaller one (level 1 fixed; at most
+    :data:`MAX_NONZEROS`); ``max_nonzeros`` replaces both limits; ``fixed_level`` (0 or 1)
+    asks for one of them only."""
     report = progress or silent
     c = np.asarray(histogram, dtype=np.int64)
     lev = np.asarray(lev, dtype=np.int64)
@@ -118,7 +121,7 @@ def distinct_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.inte
             continue
         cells = _cells(c, many, free_t, lev)
         limit = max_nonzeros if max_nonzeros is not None else (
-            FULL_MAX_NONZEROS if fixed == 0 else MAX_NONZEROS)
+            FULL_MAX_NONZEROS if fixed == 0 and q == 2 else MAX_NONZEROS)
         lp = _build(keys, cells, lev, free_t, last, q, r, limit)
         what = "distinct charge LP" + ("" if fixed == 0 else " (level 1 fixed)")
         if lp is None:
