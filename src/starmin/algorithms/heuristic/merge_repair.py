@@ -339,6 +339,16 @@ def implied_l(model: PrivacyModel) -> int | None:
     return None
 
 
+def distinct_only(model: PrivacyModel) -> bool:
+    """Whether the level start's placement LPs are those of distinct l-diversity
+    (:mod:`._distinct_lp`): the model is distinct l-diversity alone. On ARX adult (8 QIs,
+    occupation, rule ``spread``) distinct l = 2..6 released 1.0-2.4 % fewer stars with them
+    than with frequency l-diversity's LPs, in half the CPU time."""
+    from starmin.models.l_diversity import DistinctLDiversity
+
+    return isinstance(model, DistinctLDiversity)
+
+
 def capped_parts(model: PrivacyModel) -> bool:
     """Whether the level start keeps, of a pool failing ``model``, its widest capped part
     ``min(pool, h)`` the model passes (:func:`._level_start._widest_cap`) instead of the
@@ -389,7 +399,8 @@ def initial_plan(rt: RowTypes, model: PrivacyModel, st: Settings, seed: int, jud
         l = level_l(model, rt)
         return "levels", level_plan(rt, judge, l, NAME, GUARANTEE, st.level_lp_levels,
                                     widen=capped_parts(model),
-                                    close=close_spec(model, rt) if l is None else None)
+                                    close=close_spec(model, rt) if l is None else None,
+                                    distinct=distinct_only(model))
     if start == "diverse" or (start == "auto" and diverse_suits(model)):
         from starmin.algorithms.heuristic._diverse_start import diverse_plan
 

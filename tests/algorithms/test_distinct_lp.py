@@ -1,0 +1,148 @@
+"""The placement LP of the level start for distinct l-diversity
+(:mod:`starmin.algorithms.heuristic._distinct_lp`): every class it forms holds ``l`` values and
+sits within its level's stars, it takes no more rows than are free, its optimum is at least
+what the level's greedy places, its work limits leave the level to the greedy, and on a
+literal table it places the rows a one-value row type needs one partner for, which
+frequency's LP cannot."""
+
+from __future__ import annotations
+
+from functools import partial
+
+import numpy as np
+import pytest
+from scipy.optimize import linprog
+
+from starmin.algorithms.heuristic import _level_start, merge_repair
+from starmin.algorithms.heuristic._distinct_lp import distinct_lp_classes, program
+from starmin.algorithms.heuristic._level_lp import Buckets, level_lp_classes
+from starmin.algorithms.heuristic.pattern_keys import PatternKeys, masks_of_level
+from starmin.data.rowtypes import RowTypes
+from starmin.models import DistinctLDiversity, EntropyLDiversity, KAnonymity, LDiversity
+from starmin.models.apply import holds
+from starmin.transform.plan import suppressor
+from tests.helpers.tables import from_rows, random_table
+
+
+def _free(rt: RowTypes, l: int) -> np.ndarray:
+    """The rows the level start leaves free at level 0 for distinct l: every row of a row
+    type holding fewer than ``l`` values."""
+    c = rt.counts.astype(np.int64)
+    return np.where(((c > 0).sum(axis=1) < l)[:, None], c, 0)
+
+
+def _greedy_level(rt: RowTypes, pk: PatternKeys, free: np.ndarray, l: int, j: int) -> None:
+    """The level start's greedy at level ``j`` for distinct l (whole pools the model passes)."""
+    judge = merge_repair.make_judge(DistinctLDiversity(l), rt)
+    masks = masks_of_level(rt.m, j)
+    part = partial(_level_start._part, judge=judge, l=l)
+    gain = [0 if (p := _level_start._pools(pk.keys(mask), free, part)) is None
+            else int(p[4].sum()) for mask in masks]
+    for i in np.argsort(-np.array(gain), kind="stable").tolist():
+        _level_start._level_classes(pk.keys(masks[i]), free, part)
+
+
+def _optimum(pk: PatternKeys, free: np.ndarray, l: int, j: int, m: int) -> float:
+    bk = Buckets(pk, free, l, masks_of_level(m, j))
+    if bk.size == 0:
+        return 0.0
+    c, A, b, upper = program(bk, free, l)
+    res = linprog(c, A_ub=A, b_ub=b, bounds=np.column_stack([np.zeros(len(c)), upper]),
+                  method="highs")
+    assert res.status == 0
+    return float(-res.fun)
+
+
+@pytest.mark.parametrize("l", [2, 3])
+def test_classes_hold_l_values_within_their_level_and_take_only_free_rows(l: int) -> None:
+    formed = 0
+    for seed in range(30):
+        m = 3 + seed % 3
+        rt = random_table(500 + seed, 60 + 3 * seed, m, values=[2, 3, 2, 4, 3][:m],
+                          s=3 + seed % 3)
+        judge = merge_repair.make_judge(DistinctLDiversity(l), rt)
+        pk = PatternKeys(rt.codes)
+        free = _free(rt, l)
+        for j in (1, 2):
+            before = free.copy()
+            groups = distinct_lp_classes(pk, free, l, judge, j, m)
+            assert groups is not None
+            taken = np.zeros_like(free)
+            for types, keys, count in groups:
+                assert (count > 0).all()
+                np.add.at(taken, (types, keys), count)
+                hist = np.bincount(keys, weights=count, minlength=rt.s)[None, :]
+                assert holds(DistinctLDiversity(l), rt, hist.astype(np.int64)).all()
+                assert (suppressor(rt.codes[np.unique(types)]) < 0).sum() <= j
+                formed += 1
+            assert np.array_equal(before - taken, free)  # the rows taken left ``free``
+            assert (free >= 0).all()
+    assert formed >= 30
+
+
+def test_the_optimum_is_at_least_what_the_greedy_places() -> None:
+    """The greedy's classes at a level are integer points of the LP (module docstring), so the
+    LP's optimum is at least the rows they hold; and the rounded LP places rows too."""
+    placed = 0
+    for seed in range(40):
+        l = 2 + seed % 2
+        m = 3 + seed % 3
+        rt = random_table(900 + seed, 50 + 4 * seed, m, values=[2, 3, 2, 4, 3][:m],
+                          s=3 + seed % 3)
+        pk = PatternKeys(rt.codes)
+        free = _free(rt, l)
+        greedy = free.copy()
+        _greedy_level(rt, pk, greedy, l, 1)
+        assert _optimum(pk, free, l, 1, m) >= free.sum() - greedy.sum() - 1e-6
+        lp = free.copy()
+        distinct_lp_classes(pk, lp, l, merge_repair.make_judge(DistinctLDiversity(l), rt), 1, m)
+        placed += int(free.sum() - lp.sum())
+    assert placed > 100
+
+
+def test_a_literal_table_where_one_partner_places_a_whole_row_type() -> None:
+    """Row types 00 (value 0, four rows) and 01 (value 1, one row), distinct l = 2: starring
+    the second column makes one class of all five rows at one star each. Frequency 2-diversity's
+    LP places two rows there (one of each value), this LP all five."""
+    rt = from_rows([[0, 0]] * 4 + [[0, 1]], [0, 0, 0, 0, 1])
+    pk = PatternKeys(rt.codes)
+    judge = merge_repair.make_judge(DistinctLDiversity(2), rt)
+    free = _free(rt, 2)
+    assert free.sum() == 5
+    groups = distinct_lp_classes(pk, free, 2, judge, 1, 2)
+    assert groups is not None and len(groups) == 1
+    assert int(groups[0][2].sum()) == 5 and free.sum() == 0
+    frequency = _free(rt, 2)
+    level_lp_classes(pk, frequency, 2, 1, 2)
+    assert frequency.sum() == 3
+
+
+def test_work_limits_leave_the_level_to_the_greedy() -> None:
+    rt = random_table(7, 80, 4, values=[2, 3, 2, 4], s=3)
+    judge = merge_repair.make_judge(DistinctLDiversity(2), rt)
+    pk = PatternKeys(rt.codes)
+    free = _free(rt, 2)
+    before = free.copy()
+    assert distinct_lp_classes(pk, free, 2, judge, 1, 4, max_nonzeros=1) is None
+    assert distinct_lp_classes(pk, free, 2, judge, 1, 4, max_iterations=1) is None
+    assert np.array_equal(free, before)
+    assert distinct_lp_classes(pk, free, 2, judge, 1, 4)  # without the limits it forms classes
+
+
+def test_merge_repair_takes_it_for_distinct_l_alone_and_releases_verify() -> None:
+    assert merge_repair.distinct_only(DistinctLDiversity(3))
+    for model in (EntropyLDiversity(2), LDiversity(2), KAnonymity(2)):
+        assert not merge_repair.distinct_only(model)
+    for seed in range(6):
+        rt = random_table(40 + seed, 120, 4, values=[2, 3, 2, 4], s=4)
+        for l in (2, 3):
+            model = DistinctLDiversity(l)
+            judge = merge_repair.make_judge(model, rt)
+            plan = _level_start.level_plan(rt, judge, l, "t", merge_repair.GUARANTEE,
+                                           distinct=True)
+            plan.validate(rt)
+            starred = plan.stars_per_output > 0
+            assert holds(model, rt, plan.class_key_counts(rt.s))[starred].all()
+            released = merge_repair.solve(rt, model, start="levels")
+            assert holds(model, rt, released.class_key_counts(rt.s)).all()
+            assert released.certificate["start"] == "levels"
