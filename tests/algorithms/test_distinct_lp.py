@@ -146,3 +146,15 @@ def test_merge_repair_takes_it_for_distinct_l_alone_and_releases_verify() -> Non
             released = merge_repair.solve(rt, model, start="levels")
             assert holds(model, rt, released.class_key_counts(rt.s)).all()
             assert released.certificate["start"] == "levels"
+
+
+def test_by_default_the_lp_forms_the_classes_of_every_level() -> None:
+    """A table of five QIs where levels 3..5 matter: the default equals the LP at every level
+    and differs from the LP at levels 1 and 2 only."""
+    rt = random_table(40, 150, 5, values=[3, 4, 3, 4, 3], s=4)
+    model = DistinctLDiversity(3)
+    default = merge_repair.solve(rt, model, start="levels")
+    every = merge_repair.solve(rt, model, start="levels", level_lp_levels=16)
+    two = merge_repair.solve(rt, model, start="levels", level_lp_levels=2)
+    assert np.array_equal(default.class_key_counts(rt.s), every.class_key_counts(rt.s))
+    assert default.stars != two.stars

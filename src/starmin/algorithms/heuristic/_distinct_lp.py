@@ -33,13 +33,15 @@ vertex, which on adult is nearly integral (distinct l = 2, level 1: 8,509 of the
 8,512 rows kept).
 
 Where it runs. The level start forms its classes at levels ``1 .. lp_levels`` with it for
-distinct l-diversity alone (:func:`.merge_repair.distinct_only`); entropy l and recursive
+distinct l-diversity alone (:func:`.merge_repair.distinct_only`), by default at every level
+(:data:`LP_LEVELS`); entropy l and recursive
 (c, l), whose classes need more than ``l`` values, keep the frequency LP (adult, rule
 ``spread``, the level start alone, frequency LP -> this LP: entropy l = 2 / 3 / 4 13,081 /
 21,045 / 27,611 -> 13,719 / 21,303 / 27,825; recursive (4, 3) 19,278 -> 19,349). Distinct l
 = 2 / 3 / 4 / 5 / 6: 12,289 / 18,611 / 23,121 / 27,154 / 31,013 -> 12,167 / 18,153 / 22,653 /
-26,499 / 30,357 stars (-1.0 to -2.4 %), in 1.2-1.5 CPU s instead of 2.9-3.3
-(docs/algorithms/merge-repair.md).
+26,499 / 30,357 stars (-1.0 to -2.4 %) with the LP at levels 1 and 2, in 1.2-1.5 CPU s
+instead of 2.9-3.3, and 12,107 / 18,026 / 22,448 / 26,290 / 30,164 with it at every level
+(0.1-0.2 CPU s more; docs/algorithms/merge-repair.md).
 
 Solver and work limits. HiGHS's dual simplex (through SciPy) within ``max_iterations``
 iterations (adult, level 1: 0.6-0.8 CPU s, about 10x faster than its interior point method
@@ -67,6 +69,13 @@ from starmin.algorithms.heuristic._level_lp import (
 )
 from starmin.algorithms.heuristic._merge_state import IntArray, Judge
 from starmin.algorithms.heuristic.pattern_keys import PatternKeys, masks_of_level
+
+LP_LEVELS = 16
+"""Levels whose classes the LP forms by default: every level the level start takes (its
+``m`` is at most 16). Adult: levels 3..8 add 0.1-0.2 CPU s (their LPs are small) and 0.4-0.9 %
+fewer stars after the repair (module docstring); on 40 random tables of 150 rows and 5-6 QIs
+(distinct l = 2 and 3, merge-repair from the level start) every level against levels 1 and
+2 gave fewer stars on 31 of the 80 runs, more on 7, the same on 42."""
 
 
 def nonzeros(bk: Buckets) -> int:

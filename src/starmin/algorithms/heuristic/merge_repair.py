@@ -80,6 +80,7 @@ from numpy.typing import NDArray
 from starmin.algorithms._progress import Meter
 from starmin.algorithms.base import Algorithm, AutoRun, Progress, silent
 from starmin.algorithms.heuristic._carve import carve
+from starmin.algorithms.heuristic._distinct_lp import LP_LEVELS as DISTINCT_LP_LEVELS
 from starmin.algorithms.heuristic._judge import compile_judge
 from starmin.algorithms.heuristic._level_lp import LP_LEVELS as LEVEL_LP_LEVELS
 from starmin.algorithms.heuristic._level_lp import work as level_lp_work
@@ -114,7 +115,7 @@ class Settings:
     start: str | tuple[str, ...] = "auto"
     start_k: int | None = None
     start_lp_levels: int = 3
-    level_lp_levels: int = LEVEL_LP_LEVELS
+    level_lp_levels: int | None = None
     width: int = 256
     rules: tuple[str, ...] = RULES
     h: int = 64
@@ -141,7 +142,7 @@ class Settings:
         if not st.starts or any(x not in STARTS for x in st.starts):
             raise InvalidInput(f"unknown start {st.start!r} for {NAME}: use "
                                f"{', '.join(STARTS)} (or several of them)")
-        if st.level_lp_levels < 0:
+        if st.level_lp_levels is not None and st.level_lp_levels < 0:
             raise InvalidInput(f"level_lp_levels must be >= 0, got {st.level_lp_levels}: use "
                                f"e.g. level_lp_levels={LEVEL_LP_LEVELS} (0: the greedy alone)")
         if st.donors < 0:
@@ -180,8 +181,9 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     :func:`._start.start_size`), ``start_lp_levels`` (the levels with a bucket LP in that start,
     default 3; 0: the greedy levels only), ``level_lp_levels`` (the levels of the level start
     whose classes the placement LP of :mod:`._level_lp` forms first, for frequency l-diversity
-    and the models it implies, and of :mod:`._close_lp` for t-closeness under the equal
-    distance or a matrix, at level 1 only; default 2; 0: the greedy alone), ``width``
+    and the models it implies, of :mod:`._distinct_lp` for distinct l-diversity, and of
+    :mod:`._close_lp` for t-closeness under the equal distance or a matrix, at level 1 only;
+    default 2, every level for distinct l-diversity; 0: the greedy alone), ``width``
     (partners judged per
     merge, default 256), ``rules`` (partner rules, each a full repair, the best release kept;
     default ``("cost", "spread")``), ``donors`` (partners a class may pull rows from, default
@@ -397,10 +399,14 @@ def initial_plan(rt: RowTypes, model: PrivacyModel, st: Settings, seed: int, jud
         from starmin.algorithms.heuristic._level_start import level_plan
 
         l = level_l(model, rt)
-        return "levels", level_plan(rt, judge, l, NAME, GUARANTEE, st.level_lp_levels,
+        distinct = distinct_only(model)
+        lp_levels = st.level_lp_levels
+        if lp_levels is None:
+            lp_levels = DISTINCT_LP_LEVELS if distinct else LEVEL_LP_LEVELS
+        return "levels", level_plan(rt, judge, l, NAME, GUARANTEE, lp_levels,
                                     widen=capped_parts(model),
                                     close=close_spec(model, rt) if l is None else None,
-                                    distinct=distinct_only(model))
+                                    distinct=distinct)
     if start == "diverse" or (start == "auto" and diverse_suits(model)):
         from starmin.algorithms.heuristic._diverse_start import diverse_plan
 
