@@ -77,7 +77,7 @@ import numpy as np
 from starmin.algorithms.approx.tp_phases import phase_one_heights
 from starmin.algorithms.heuristic._close_lp import CLOSE_LP_LEVELS, CloseSpec, close_lp_classes
 from starmin.algorithms.heuristic._close_part import whole_or_close
-from starmin.algorithms.heuristic._distinct_lp import distinct_lp_classes
+from starmin.algorithms.heuristic._distinct_lp import DistinctSpec, distinct_lp_classes
 from starmin.algorithms.heuristic._level_lp import LP_LEVELS, level_lp_classes
 from starmin.algorithms.heuristic._merge_state import Judge
 from starmin.algorithms.heuristic.pattern_keys import (
@@ -97,7 +97,8 @@ MAX_M = 16
 
 def level_plan(rt: RowTypes, judge: Judge, l: int | None, method: str,
                guarantee: Guarantee, lp_levels: int = LP_LEVELS, widen: bool = False,
-               close: CloseSpec | None = None, distinct: bool = False) -> ReleasePlan:
+               close: CloseSpec | None = None, distinct: DistinctSpec | None = None
+               ) -> ReleasePlan:
     """The start partition of the module docstring as a plan. ``l``: frequency l-diversity's
     or that of a model it implies (one sensitive column), whose largest l-eligible part phase
     one finds; without it a row type or a pool is taken whole when ``judge`` passes it, else
@@ -106,8 +107,9 @@ def level_plan(rt: RowTypes, judge: Judge, l: int | None, method: str,
     (with ``l``; entropy and recursive l-diversity): a pool failing the model keeps its
     widest capped part the model passes instead of phase one's. ``close`` (without ``l``;
     t-closeness): a pool failing the model keeps the t-close part of :mod:`._close_part`.
-    ``distinct`` (with ``l``; distinct l-diversity): the placement LPs are those of
-    :mod:`._distinct_lp`, whose classes need ``l`` values, not frequency's."""
+    ``distinct`` (distinct l-diversity, with ``l``; p-sensitive k-anonymity, without): the
+    placement LPs at levels ``1..lp_levels`` are those of :mod:`._distinct_lp`, whose
+    classes need ``distinct.l`` values and ``distinct.k`` rows, not frequency's."""
     counts = rt.counts.astype(np.int64)
     part = partial(_part, judge=judge, l=l, widen=widen, close=close)
     kept = part(counts)
@@ -121,8 +123,8 @@ def level_plan(rt: RowTypes, judge: Judge, l: int | None, method: str,
         masks = masks_of_level(rt.m, j)
         if not free.any():
             break
-        if l is not None and j <= lp_levels and distinct:
-            groups.extend(distinct_lp_classes(patterns, free, l, judge, j, rt.m) or [])
+        if distinct is not None and j <= lp_levels:
+            groups.extend(distinct_lp_classes(patterns, free, distinct, judge, j, rt.m) or [])
         elif l is not None and j <= lp_levels:
             groups.extend(level_lp_classes(patterns, free, l, j, rt.m) or [])
         elif close is not None and close.lp and j <= min(lp_levels, CLOSE_LP_LEVELS):
