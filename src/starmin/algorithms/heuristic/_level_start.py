@@ -17,10 +17,13 @@ Greedy (deterministic; ties broken by the row types' and patterns' order).
 2. *Level j = 1 .. m.* For frequency l-diversity (and the models it implies, below) and
    ``j <= lp_levels`` (default 2), the
    placement LP of :mod:`._level_lp` first decides the level's groups together and forms
-   its classes. Then, for every pattern of ``j`` stars (most rows placed first) and every
-   group of row types that agree outside it, the free rows of the group are pooled and phase
-   one is applied to the pool: its largest l-eligible part becomes one class (released as
-   the suppressor of its row types, so with ``j`` stars or fewer), its rows no longer free.
+   its classes; for distinct l-diversity and p-sensitive k-anonymity (``distinct``, stop
+   33) the LP of :mod:`._distinct_lp` does, whose classes need ``l`` (or ``p``) values and
+   ``k`` rows, by default at every level. Then, for every pattern of ``j`` stars (most
+   rows placed first) and every group of row types that agree outside it, the free rows of
+   the group are pooled and phase one is applied to the pool: its largest l-eligible part
+   becomes one class (released as the suppressor of its row types, so with ``j`` stars or
+   fewer), its rows no longer free.
    Within a group each value's rows are taken from the row types in order.
 3. What is still free after the all-star level (no l-eligible part is left) goes back to
    its row type's star-free class, which then violates the model; merge-repair's repair

@@ -633,8 +633,11 @@ def auto_run(model: PrivacyModel, rt: RowTypes, units_left: float) -> AutoRun:
     diverse variant without polishing for l = 6 (docs/benchmarks.md). For the models
     frequency l-diversity implies (:func:`implied_suits`) the ladder is both starts (level
     and pattern-packing's) with both rules, both with rule ``spread``, the level start with
-    rule ``spread``, then pattern-packing's start as before; on adult distinct l = 2 takes
-    the second, distinct l = 3..6, entropy l = 2..4 and recursive (4, 3) the third."""
+    rule ``spread``, then pattern-packing's start as before; p-sensitive k-anonymity
+    (:func:`sensitive_suits`) has the same ladder. Distinct l-diversity and p-sensitivity
+    count the level start's LPs by :func:`._distinct_lp.work`. On adult (stop 33) distinct
+    l = 2 takes the first, distinct l = 3 the second, distinct l = 4..6, entropy l = 2..4,
+    recursive (4, 3) and k = 5 with p = 3 the third."""
     from starmin.algorithms.heuristic.pattern_packing import greedy_work, lp_work
 
     k = start_size(model, rt, make_judge(model, rt))
