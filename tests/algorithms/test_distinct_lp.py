@@ -28,7 +28,7 @@ from starmin.models import (
     PSensitiveKAnonymity,
 )
 from starmin.models.apply import holds
-from starmin.transform.plan import suppressor
+from tests.helpers.level_classes import check_level_classes
 from tests.helpers.tables import from_rows, random_table
 
 
@@ -74,17 +74,7 @@ def test_classes_hold_l_values_within_their_level_and_take_only_free_rows(l: int
         for j in (1, 2):
             before = free.copy()
             groups = distinct_lp_classes(pk, free, DistinctSpec(l), judge, j, m)
-            assert groups is not None
-            taken = np.zeros_like(free)
-            for types, keys, count in groups:
-                assert (count > 0).all()
-                np.add.at(taken, (types, keys), count)
-                hist = np.bincount(keys, weights=count, minlength=rt.s)[None, :]
-                assert holds(DistinctLDiversity(l), rt, hist.astype(np.int64)).all()
-                assert (suppressor(rt.codes[np.unique(types)]) < 0).sum() <= j
-                formed += 1
-            assert np.array_equal(before - taken, free)  # the rows taken left ``free``
-            assert (free >= 0).all()
+            formed += check_level_classes(rt, DistinctLDiversity(l), groups, before, free, j)
     assert formed >= 30
 
 
@@ -187,14 +177,7 @@ def test_p_sensitive_classes_hold_p_values_and_k_rows() -> None:
         for j in (1, 2, 3):
             before = free.copy()
             groups = distinct_lp_classes(pk, free, DistinctSpec(p, k), judge, j, m)
-            assert groups is not None
-            for types, keys, count in groups:
-                hist = np.bincount(keys, weights=count, minlength=rt.s)[None, :]
-                assert hist.sum() >= k and (hist > 0).sum() >= p
-                assert (suppressor(rt.codes[np.unique(types)]) < 0).sum() <= j
-                assert holds(model, rt, hist.astype(np.int64)).all()
-                formed += 1
-            assert (before >= free).all() and (free >= 0).all()
+            formed += check_level_classes(rt, model, groups, before, free, j)
     assert formed >= 25
 
 

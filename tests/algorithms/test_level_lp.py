@@ -26,7 +26,7 @@ from starmin.models import (
 )
 from starmin.models.apply import holds
 from starmin.models.base import PrivacyModel
-from starmin.transform.plan import suppressor
+from tests.helpers.level_classes import check_level_classes
 from tests.helpers.tables import from_rows, random_table
 
 
@@ -62,17 +62,7 @@ def test_classes_are_eligible_within_their_level_and_take_only_free_rows(l: int)
         for j in (1, 2):
             before = free.copy()
             groups = level_lp_classes(pk, free, l, j, m)
-            assert groups is not None
-            taken = np.zeros_like(free)
-            for types, keys, count in groups:
-                assert (count > 0).all()
-                np.add.at(taken, (types, keys), count)
-                hist = np.bincount(keys, weights=count, minlength=rt.s)[None, :]
-                assert holds(LDiversity(l), rt, hist.astype(np.int64)).all()
-                assert (suppressor(rt.codes[np.unique(types)]) < 0).sum() <= j
-                formed += 1
-            assert np.array_equal(before - taken, free)  # the rows taken left ``free``
-            assert (free >= 0).all()
+            formed += check_level_classes(rt, LDiversity(l), groups, before, free, j)
     assert formed >= 30
 
 
