@@ -28,6 +28,7 @@ from starmin.models import (
     PSensitiveKAnonymity,
 )
 from starmin.models.apply import holds
+from starmin.models.base import PrivacyModel
 from tests.helpers.level_classes import check_level_classes
 from tests.helpers.tables import from_rows, random_table
 
@@ -132,8 +133,13 @@ def test_work_limits_leave_the_level_to_the_greedy() -> None:
 def test_merge_repair_takes_it_for_distinct_l_alone_and_releases_verify() -> None:
     assert merge_repair.distinct_spec(DistinctLDiversity(3)) == DistinctSpec(3, 1)
     assert merge_repair.distinct_spec(PSensitiveKAnonymity(p=2, k=3)) == DistinctSpec(2, 3)
+    # a conjunction needs the most values and the most rows of its parts
+    assert merge_repair.distinct_spec(
+        AllOf(DistinctLDiversity(2), KAnonymity(3))) == DistinctSpec(2, 3)
+    assert merge_repair.distinct_spec(AllOf(
+        DistinctLDiversity(2), PSensitiveKAnonymity(p=3, k=2), KAnonymity(4))) == DistinctSpec(3, 4)
     for model in (EntropyLDiversity(2), LDiversity(2), KAnonymity(2),
-                  AllOf(DistinctLDiversity(2), KAnonymity(3))):
+                  AllOf(LDiversity(2), KAnonymity(3)), AllOf(DistinctLDiversity(2), LDiversity(2))):
         assert merge_repair.distinct_spec(model) is None
     for seed in range(6):
         rt = random_table(40 + seed, 120, 4, values=[2, 3, 2, 4], s=4)
@@ -196,14 +202,18 @@ def test_the_k_row_asks_for_k_rows() -> None:
         assert res.status == 0 and abs(-res.fun - best) < 1e-7
 
 
-def test_auto_runs_the_level_start_for_p_sensitivity_and_releases_verify() -> None:
-    model = PSensitiveKAnonymity(p=2, k=3)
+@pytest.mark.parametrize("model", [PSensitiveKAnonymity(p=2, k=3),
+                                   AllOf(DistinctLDiversity(2), KAnonymity(3))],
+                         ids=lambda m: m.name)
+def test_auto_runs_the_level_start_for_p_sensitivity_and_releases_verify(
+        model: PrivacyModel) -> None:
     for seed in range(5):
         rt = random_table(60 + seed, 150, 4, values=[2, 3, 2, 4], s=4)
         assert merge_repair.sensitive_suits(model, rt)
         assert merge_repair.expand_start("auto", model, rt) == ("levels", "pattern-packing")
         plan = merge_repair.solve(rt, model)
         assert holds(model, rt, plan.class_key_counts(rt.s)).all()
+        assert set(plan.certificate["starts"]) == {"levels", "pattern-packing k=3"}
         # k adds rows to free and to the LP: more work
         assert (distinct_lp_work(rt.counts, DistinctSpec(2, 3), 4)
                 > distinct_lp_work(rt.counts, DistinctSpec(2, 1), 4) > 0)

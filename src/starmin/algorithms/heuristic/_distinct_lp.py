@@ -37,8 +37,9 @@ For p-sensitive k-anonymity (Truta & Vinay: every class holds at least ``k`` row
 distinct values) ``l = p`` and the row ``k w(B) <= sum y`` asks for ``k`` rows.
 
 Where it runs. The level start forms its classes at levels ``1 .. lp_levels`` with it for
-distinct l-diversity alone and p-sensitive k-anonymity alone
-(:func:`.merge_repair.distinct_spec`), by default at every level (:data:`LP_LEVELS`);
+distinct l-diversity and p-sensitive k-anonymity, alone or in a conjunction with each other
+and k-anonymity (:func:`.merge_repair.distinct_spec`), by default at every level
+(:data:`LP_LEVELS`);
 entropy l and recursive
 (c, l), whose classes need more than ``l`` values, keep the frequency LP (adult, rule
 ``spread``, the level start alone, frequency LP -> this LP: entropy l = 2 / 3 / 4 13,081 /

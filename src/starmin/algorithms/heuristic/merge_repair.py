@@ -305,14 +305,13 @@ def implied_suits(model: PrivacyModel, rt: RowTypes) -> bool:
 
 def sensitive_suits(model: PrivacyModel, rt: RowTypes) -> bool:
     """Whether ``start="auto"`` runs the level start, with the placement LPs of
-    :mod:`._distinct_lp`, beside pattern-packing's: p-sensitive k-anonymity alone
-    (:func:`distinct_spec`), one sensitive column, ``m <= 16``. On ARX adult (8 QIs,
-    occupation), k = 5 with p = 3, rule ``spread``: 21,068 stars against pattern-packing's
-    start's 21,424."""
-    from starmin.models.p_sensitive import PSensitiveKAnonymity
-
-    return (isinstance(model, PSensitiveKAnonymity) and len(rt.sensitive) == 1
-            and 0 < rt.m <= LEVEL_MAX_M)
+    :mod:`._distinct_lp`, beside pattern-packing's: p-sensitive k-anonymity, or a
+    conjunction of distinct l-diversity with k-anonymity (:func:`distinct_spec`; distinct
+    l-diversity alone is :func:`implied_suits`'), one sensitive column, ``m <= 16``. On ARX
+    adult (8 QIs, occupation), k = 5 with p = 3 (or with distinct l = 3), rule ``spread``:
+    21,068 stars against pattern-packing's start's 21,424."""
+    return (distinct_spec(model) is not None and implied_l(model) is None
+            and len(rt.sensitive) == 1 and 0 < rt.m <= LEVEL_MAX_M)
 
 
 def close_suits(model: PrivacyModel, rt: RowTypes) -> bool:
@@ -358,19 +357,30 @@ def implied_l(model: PrivacyModel) -> int | None:
 
 def distinct_spec(model: PrivacyModel) -> DistinctSpec | None:
     """What a class needs when the level start's placement LPs are those of
-    :mod:`._distinct_lp`: ``l`` values for distinct l-diversity alone, ``p`` values and ``k``
-    rows for p-sensitive k-anonymity alone; else ``None``. On ARX adult (8 QIs, occupation,
-    rule ``spread``) distinct l = 2..6 released 1.0-2.4 % fewer stars with them than with
-    frequency l-diversity's LPs at levels 1 and 2, in half the CPU time (1.5-3.1 % at every
-    level), and k = 5 with p = 3 3.8 % fewer than the level start without an LP."""
+    :mod:`._distinct_lp`: for distinct l-diversity, p-sensitive k-anonymity and
+    k-anonymity, alone or in a conjunction of them with at least one of the first two, a
+    class needs the largest ``l`` or ``p`` of them in values and the largest ``k`` in rows
+    (``--k 5 --l 3 --l-kind distinct`` is p-sensitive 5-anonymity with ``p = 3``); else
+    ``None``. On ARX adult (8 QIs, occupation, rule ``spread``) distinct l = 2..6 released
+    1.0-2.4 % fewer stars with them than with frequency l-diversity's LPs at levels 1 and 2,
+    in half the CPU time (1.5-3.1 % at every level), and k = 5 with p = 3 3.8 % fewer than
+    the level start without an LP."""
+    from starmin.models.k_anonymity import KAnonymity
     from starmin.models.l_diversity import DistinctLDiversity
     from starmin.models.p_sensitive import PSensitiveKAnonymity
 
-    if isinstance(model, DistinctLDiversity):
-        return DistinctSpec(int(model.l))
-    if isinstance(model, PSensitiveKAnonymity):
-        return DistinctSpec(int(model.p), int(model.k))
-    return None
+    parts = getattr(model, "models", None) or (model,)
+    l, k = 0, 1
+    for part in parts:
+        if isinstance(part, DistinctLDiversity):
+            l = max(l, int(part.l))
+        elif isinstance(part, PSensitiveKAnonymity):
+            l, k = max(l, int(part.p)), max(k, int(part.k))
+        elif isinstance(part, KAnonymity):
+            k = max(k, int(part.k))
+        else:
+            return None
+    return DistinctSpec(l, k) if l >= 1 else None
 
 
 def capped_parts(model: PrivacyModel) -> bool:
@@ -421,7 +431,7 @@ def initial_plan(rt: RowTypes, model: PrivacyModel, st: Settings, seed: int, jud
         from starmin.algorithms.heuristic._level_start import level_plan
 
         l = level_l(model, rt)
-        distinct = distinct_spec(model)
+        distinct = distinct_spec(model) if len(rt.sensitive) == 1 else None
         lp_levels = st.level_lp_levels
         if lp_levels is None:
             lp_levels = LEVEL_LP_LEVELS if distinct is None else DISTINCT_LP_LEVELS
@@ -633,11 +643,11 @@ def auto_run(model: PrivacyModel, rt: RowTypes, units_left: float) -> AutoRun:
     diverse variant without polishing for l = 6 (docs/benchmarks.md). For the models
     frequency l-diversity implies (:func:`implied_suits`) the ladder is both starts (level
     and pattern-packing's) with both rules, both with rule ``spread``, the level start with
-    rule ``spread``, then pattern-packing's start as before; p-sensitive k-anonymity
-    (:func:`sensitive_suits`) has the same ladder. Distinct l-diversity and p-sensitivity
-    count the level start's LPs by :func:`._distinct_lp.work`. On adult (stop 33) distinct
-    l = 2 takes the first, distinct l = 3 the second, distinct l = 4..6, entropy l = 2..4,
-    recursive (4, 3) and k = 5 with p = 3 the third."""
+    rule ``spread``, then pattern-packing's start as before; p-sensitive k-anonymity and
+    distinct l-diversity with k-anonymity (:func:`sensitive_suits`) have the same ladder.
+    Distinct l-diversity and these count the level start's LPs by :func:`._distinct_lp.work`.
+    On adult (stop 33) distinct l = 2 takes the first, distinct l = 3 the second, distinct
+    l = 4..6, entropy l = 2..4, recursive (4, 3) and k = 5 with p = 3 the third."""
     from starmin.algorithms.heuristic.pattern_packing import greedy_work, lp_work
 
     k = start_size(model, rt, make_judge(model, rt))
