@@ -14,7 +14,7 @@ import pytest
 from scipy.optimize import linprog
 
 from starmin.algorithms.heuristic import _level_start, merge_repair
-from starmin.algorithms.heuristic._distinct_lp import DistinctSpec, distinct_lp_classes, program
+from starmin.algorithms.heuristic._distinct_lp import distinct_lp_classes, program
 from starmin.algorithms.heuristic._distinct_lp import work as distinct_lp_work
 from starmin.algorithms.heuristic._level_lp import Buckets, level_lp_classes
 from starmin.algorithms.heuristic.pattern_keys import PatternKeys, masks_of_level
@@ -28,7 +28,6 @@ from starmin.models import (
     PSensitiveKAnonymity,
 )
 from starmin.models.apply import holds
-from starmin.models.base import PrivacyModel
 from tests.helpers.level_classes import check_level_classes
 from tests.helpers.tables import from_rows, random_table
 
@@ -55,7 +54,7 @@ def _optimum(pk: PatternKeys, free: np.ndarray, l: int, j: int, m: int) -> float
     bk = Buckets(pk, free, l, masks_of_level(m, j))
     if bk.size == 0:
         return 0.0
-    c, A, b, upper = program(bk, free, DistinctSpec(l))
+    c, A, b, upper = program(bk, free, l)
     res = linprog(c, A_ub=A, b_ub=b, bounds=np.column_stack([np.zeros(len(c)), upper]),
                   method="highs")
     assert res.status == 0
@@ -74,7 +73,7 @@ def test_classes_hold_l_values_within_their_level_and_take_only_free_rows(l: int
         free = _free(rt, l)
         for j in (1, 2):
             before = free.copy()
-            groups = distinct_lp_classes(pk, free, DistinctSpec(l), judge, j, m)
+            groups = distinct_lp_classes(pk, free, l, judge, j, m)
             formed += check_level_classes(rt, DistinctLDiversity(l), groups, before, free, j)
     assert formed >= 30
 
@@ -94,8 +93,7 @@ def test_the_optimum_is_at_least_what_the_greedy_places() -> None:
         _greedy_level(rt, pk, greedy, l, 1)
         assert _optimum(pk, free, l, 1, m) >= free.sum() - greedy.sum() - 1e-6
         lp = free.copy()
-        distinct_lp_classes(pk, lp, DistinctSpec(l),
-                            merge_repair.make_judge(DistinctLDiversity(l), rt), 1, m)
+        distinct_lp_classes(pk, lp, l, merge_repair.make_judge(DistinctLDiversity(l), rt), 1, m)
         placed += int(free.sum() - lp.sum())
     assert placed > 100
 
@@ -109,7 +107,7 @@ def test_a_literal_table_where_one_partner_places_a_whole_row_type() -> None:
     judge = merge_repair.make_judge(DistinctLDiversity(2), rt)
     free = _free(rt, 2)
     assert free.sum() == 5
-    groups = distinct_lp_classes(pk, free, DistinctSpec(2), judge, 1, 2)
+    groups = distinct_lp_classes(pk, free, 2, judge, 1, 2)
     assert groups is not None and len(groups) == 1
     assert int(groups[0][2].sum()) == 5 and free.sum() == 0
     frequency = _free(rt, 2)
@@ -123,31 +121,26 @@ def test_work_limits_leave_the_level_to_the_greedy() -> None:
     pk = PatternKeys(rt.codes)
     free = _free(rt, 2)
     before = free.copy()
-    spec = DistinctSpec(2)
-    assert distinct_lp_classes(pk, free, spec, judge, 1, 4, max_nonzeros=1) is None
-    assert distinct_lp_classes(pk, free, spec, judge, 1, 4, max_iterations=1) is None
+    assert distinct_lp_classes(pk, free, 2, judge, 1, 4, max_nonzeros=1) is None
+    assert distinct_lp_classes(pk, free, 2, judge, 1, 4, max_iterations=1) is None
     assert np.array_equal(free, before)
-    assert distinct_lp_classes(pk, free, spec, judge, 1, 4)  # without the limits it forms classes
+    assert distinct_lp_classes(pk, free, 2, judge, 1, 4)  # without the limits it forms classes
 
 
 def test_merge_repair_takes_it_for_distinct_l_alone_and_releases_verify() -> None:
-    assert merge_repair.distinct_spec(DistinctLDiversity(3)) == DistinctSpec(3, 1)
-    assert merge_repair.distinct_spec(PSensitiveKAnonymity(p=2, k=3)) == DistinctSpec(2, 3)
-    # a conjunction needs the most values and the most rows of its parts
-    assert merge_repair.distinct_spec(
-        AllOf(DistinctLDiversity(2), KAnonymity(3))) == DistinctSpec(2, 3)
-    assert merge_repair.distinct_spec(AllOf(
-        DistinctLDiversity(2), PSensitiveKAnonymity(p=3, k=2), KAnonymity(4))) == DistinctSpec(3, 4)
+    assert merge_repair.distinct_only(DistinctLDiversity(3))
     for model in (EntropyLDiversity(2), LDiversity(2), KAnonymity(2),
-                  AllOf(LDiversity(2), KAnonymity(3)), AllOf(DistinctLDiversity(2), LDiversity(2))):
-        assert merge_repair.distinct_spec(model) is None
+                  AllOf(DistinctLDiversity(2), KAnonymity(3)), PSensitiveKAnonymity(p=2, k=3)):
+        assert not merge_repair.distinct_only(model)
+    rt = random_table(40, 150, 4, values=[2, 3, 2, 4], s=4)
+    assert distinct_lp_work(rt.counts, 3, 4) > distinct_lp_work(rt.counts, 2, 4) > 0
     for seed in range(6):
         rt = random_table(40 + seed, 120, 4, values=[2, 3, 2, 4], s=4)
         for l in (2, 3):
             model = DistinctLDiversity(l)
             judge = merge_repair.make_judge(model, rt)
             plan = _level_start.level_plan(rt, judge, l, "t", merge_repair.GUARANTEE,
-                                           distinct=DistinctSpec(l))
+                                           distinct=True)
             plan.validate(rt)
             starred = plan.stars_per_output > 0
             assert holds(model, rt, plan.class_key_counts(rt.s))[starred].all()
@@ -166,55 +159,3 @@ def test_by_default_the_lp_forms_the_classes_of_every_level() -> None:
     two = merge_repair.solve(rt, model, start="levels", level_lp_levels=2)
     assert np.array_equal(default.class_key_counts(rt.s), every.class_key_counts(rt.s))
     assert default.stars != two.stars
-
-
-def test_p_sensitive_classes_hold_p_values_and_k_rows() -> None:
-    formed = 0
-    for seed in range(25):
-        m = 3 + seed % 3
-        rt = random_table(1300 + seed, 80 + 4 * seed, m, values=[2, 3, 2, 4, 3][:m],
-                          s=3 + seed % 2)
-        p, k = 2, 2 + seed % 3
-        model = PSensitiveKAnonymity(p=p, k=k)
-        judge = merge_repair.make_judge(model, rt)
-        pk = PatternKeys(rt.codes)
-        c = rt.counts.astype(np.int64)
-        free = np.where(judge(c)[:, None], 0, c)
-        for j in (1, 2, 3):
-            before = free.copy()
-            groups = distinct_lp_classes(pk, free, DistinctSpec(p, k), judge, j, m)
-            formed += check_level_classes(rt, model, groups, before, free, j)
-    assert formed >= 25
-
-
-def test_the_k_row_asks_for_k_rows() -> None:
-    """Row types 00 (value 0) and 01 (value 1), one row each: one class of two rows at one
-    star holds two values. With k = 3 no class of this bucket has three rows, and the LP's
-    optimum is 0 (``y <= f w`` and ``3 w <= y0 + y1 <= 2 w``); with k = 1 it is 2."""
-    rt = from_rows([[0, 0], [0, 1]], [0, 1])
-    pk = PatternKeys(rt.codes)
-    free = rt.counts.astype(np.int64)
-    bk = Buckets(pk, free, 2, masks_of_level(2, 1))
-    for spec, best in ((DistinctSpec(2, 3), 0.0), (DistinctSpec(2, 1), 2.0)):
-        c, A, b, upper = program(bk, free, spec)
-        res = linprog(c, A_ub=A, b_ub=b, bounds=np.column_stack([np.zeros(len(c)), upper]),
-                      method="highs")
-        assert res.status == 0 and abs(-res.fun - best) < 1e-7
-
-
-@pytest.mark.parametrize("model", [PSensitiveKAnonymity(p=2, k=3),
-                                   AllOf(DistinctLDiversity(2), KAnonymity(3))],
-                         ids=lambda m: m.name)
-def test_auto_runs_the_level_start_for_p_sensitivity_and_releases_verify(
-        model: PrivacyModel) -> None:
-    for seed in range(5):
-        rt = random_table(60 + seed, 150, 4, values=[2, 3, 2, 4], s=4)
-        assert merge_repair.sensitive_suits(model, rt)
-        assert merge_repair.expand_start("auto", model, rt) == ("levels", "pattern-packing")
-        plan = merge_repair.solve(rt, model)
-        assert holds(model, rt, plan.class_key_counts(rt.s)).all()
-        assert set(plan.certificate["starts"]) == {"levels", "pattern-packing k=3"}
-        # k adds rows to free and to the LP: more work
-        assert (distinct_lp_work(rt.counts, DistinctSpec(2, 3), 4)
-                > distinct_lp_work(rt.counts, DistinctSpec(2, 1), 4) > 0)
-    assert not merge_repair.sensitive_suits(DistinctLDiversity(2), rt)

@@ -120,10 +120,8 @@ def test_larger_tables_and_every_variant(model: PrivacyModel) -> None:
             runs = plan.certificate["starts"]
             assert set(runs) == {"levels", "diverse"}
             assert plan.stars == min(runs.values()) == runs[plan.certificate["start"]]
-        elif (merge_repair.implied_suits(model, rt) or merge_repair.close_suits(model, rt)
-              or merge_repair.sensitive_suits(model, rt)):
-            # distinct, entropy, recursive (c > 1); t-closeness with close parts;
-            # p-sensitivity with the LPs of _distinct_lp
+        elif merge_repair.implied_suits(model, rt) or merge_repair.close_suits(model, rt):
+            # distinct, entropy, recursive (c > 1); t-closeness with close parts
             runs = plan.certificate["starts"]
             assert set(runs) == {"levels", start}
             assert plan.stars == min(runs.values()) == runs[plan.certificate["start"]]

@@ -1,5 +1,5 @@
-"""The placement LP of the level start for distinct l-diversity and p-sensitive k-anonymity:
-which free rows form classes of at least ``l`` distinct values (and ``k`` rows) at one level.
+"""The placement LP of the level start for distinct l-diversity: which free rows form classes
+of at least ``l`` distinct values at one level.
 
 Why. For distinct l-diversity the level start (:mod:`._level_start`) ran the placement LP of
 frequency l-diversity (:mod:`._level_lp`), whose classes hold no value above ``1 / l`` of
@@ -18,7 +18,6 @@ rows of at least ``l`` values, as for :mod:`._level_lp`)::
                 z(B, u)               <=  sum_v y(B, v, u)     every bucket B, value u in B
                 z(B, u)               <=  w(B)
                 l w(B)                <=  sum_u z(B, u)        every bucket B
-                k w(B)                <=  sum_(v, u) y(B, v, u)  every bucket B (k > 1)
                 0 <= w, z <= 1,  y >= 0
 
 ``w(B)`` says whether the bucket forms a class, ``z(B, u)`` whether that class holds value
@@ -33,24 +32,16 @@ LP's order), so every class formed satisfies the model. HiGHS's dual simplex ret
 vertex, which on adult is nearly integral (distinct l = 2, level 1: 8,509 of the optimum's
 8,512 rows kept).
 
-For p-sensitive k-anonymity (Truta & Vinay: every class holds at least ``k`` rows and ``p``
-distinct values) ``l = p`` and the row ``k w(B) <= sum y`` asks for ``k`` rows.
-
 Where it runs. The level start forms its classes at levels ``1 .. lp_levels`` with it for
-distinct l-diversity and p-sensitive k-anonymity, alone or in a conjunction with each other
-and k-anonymity (:func:`.merge_repair.distinct_spec`), by default at every level
-(:data:`LP_LEVELS`);
-entropy l and recursive
+distinct l-diversity alone (:func:`.merge_repair.distinct_only`), by default at every level
+(:data:`LP_LEVELS`); entropy l and recursive
 (c, l), whose classes need more than ``l`` values, keep the frequency LP (adult, rule
 ``spread``, the level start alone, frequency LP -> this LP: entropy l = 2 / 3 / 4 13,081 /
 21,045 / 27,611 -> 13,719 / 21,303 / 27,825; recursive (4, 3) 19,278 -> 19,349). Distinct l
 = 2 / 3 / 4 / 5 / 6: 12,289 / 18,611 / 23,121 / 27,154 / 31,013 -> 12,167 / 18,153 / 22,653 /
 26,499 / 30,357 stars (-1.0 to -2.4 %) with the LP at levels 1 and 2, in 1.2-1.5 CPU s
 instead of 2.9-3.3, and 12,107 / 18,026 / 22,448 / 26,290 / 30,164 with it at every level
-(0.1-0.2 CPU s more; docs/algorithms/merge-repair.md). p-sensitive k-anonymity, k = 5 and
-p = 3, from the level start (rule ``spread``): 21,908 stars without an LP, 21,164 with it at
-levels 1 and 2, 21,068 at every level (about 1.9 CPU s of LPs), against ``auto``'s 21,424
-from pattern-packing's start before.
+(0.1-0.2 CPU s more; docs/algorithms/merge-repair.md).
 
 Solver and work limits. HiGHS's dual simplex (through SciPy) within ``max_iterations``
 iterations (adult, level 1: 0.6-0.8 CPU s, about 10x faster than its interior point method
@@ -60,14 +51,19 @@ the result never depends on the clock.
 
 Guarantee: **heuristic** (a start for merge-repair, which repairs and verifies the release).
 
-References: Machanavajjhala et al., TKDD 2007, Sec. 4 (distinct l-diversity); Truta &
-Vinay 2006 and Bredereck et al., Sec. 2, Definition 3 (p-sensitive k-anonymity); Bredereck et
+Tried and not kept (stop 33): the same LP for p-sensitive k-anonymity (and distinct
+l-diversity with k-anonymity), ``l = p`` and one more row per bucket, ``k w(B) <= sum y``.
+Adult, k = 5 with p = 3, level start: 21,908 stars without an LP -> 21,068 with it at every
+level (``auto`` released 21,424), but on a random table of 2,000 rows and 12 binary QIs
+(p = 2, k = 3) its level-2 LP (249,000 nonzeros) stopped at HiGHS's dual simplex limit of
+100,000 iterations after 134 CPU s, where the same LP without the ``k`` row took 0.1 s;
+HiGHS's interior point method took 9.6 s there and made adult worse (21,374 in 11 s).
+
+References: Machanavajjhala et al., TKDD 2007, Sec. 4 (distinct l-diversity); Bredereck et
 al., Sec. 4 (row types); Liang & Yuan, Sec. 2 (a class is released as its suppressor).
 """
 
 from __future__ import annotations
-
-from typing import NamedTuple
 
 import numpy as np
 
@@ -90,43 +86,33 @@ fewer stars after the repair (module docstring); on 40 random tables of 150 rows
 2 gave fewer stars on 31 of the 80 runs, more on 7, the same on 42."""
 
 
-def work(counts: IntArray, spec: DistinctSpec, m: int) -> float:
+def work(counts: IntArray, l: int, m: int) -> float:
     """Estimated work units of the LPs at every level: ``7e-6 x m x`` the cells (row type,
-    value) of the row types holding fewer than ``l`` values or ``k`` rows (the rows level 0
-    leaves free), ``x 2.5`` with ``k > 1``. Adult, 8 QIs, occupation: distinct l = 2 / 6
-    9,391 / 16,630 cells, estimates 0.5 / 0.9, measured 0.5 / 0.5 CPU s; k = 5 with p = 3
-    14,247 cells, estimate 2.0, measured 1.9."""
+    value) of the row types holding fewer than ``l`` values (the rows level 0 leaves free).
+    Adult, 8 QIs, occupation: l = 2 / 6 9,391 / 16,630 cells, estimates 0.5 / 0.9, measured
+    0.5 / 0.5 CPU s."""
     c = np.asarray(counts, dtype=np.int64)
-    free = ((c > 0).sum(axis=1) < spec.l) | (c.sum(axis=1) < spec.k)
-    return 7e-6 * m * int(np.count_nonzero(c[free])) * (2.5 if spec.k > 1 else 1.0)
+    return 7e-6 * m * int(np.count_nonzero(c[(c > 0).sum(axis=1) < l]))
 
 
-def nonzeros(bk: Buckets, spec: DistinctSpec) -> int:
+def nonzeros(bk: Buckets) -> int:
     """Nonzeros of the LP's matrix over ``bk``: four per variable, four per (bucket, value)
-    pair, one per bucket; with ``k > 1`` one more per variable and per bucket."""
-    more = len(bk.bucket) + bk.size if spec.k > 1 else 0
-    return 4 * len(bk.bucket) + 4 * len(bk.pairs) + bk.size + more
+    pair, one per bucket."""
+    return 4 * len(bk.bucket) + 4 * len(bk.pairs) + bk.size
 
 
-class DistinctSpec(NamedTuple):
-    """What a class needs: ``l`` distinct values and ``k`` rows."""
-
-    l: int
-    k: int = 1
-
-
-def distinct_lp_classes(patterns: PatternKeys, free: IntArray, spec: DistinctSpec,
-                        judge: Judge, j: int, m: int, *, max_nonzeros: int = MAX_NONZEROS,
+def distinct_lp_classes(patterns: PatternKeys, free: IntArray, l: int, judge: Judge, j: int,
+                        m: int, *, max_nonzeros: int = MAX_NONZEROS,
                         max_iterations: int = MAX_ITERATIONS) -> list[Group] | None:
     """The classes the placement LP forms at level ``j`` (module docstring), their rows taken
     out of ``free`` (``(t_in, s)``), each passing ``judge``; ``None`` when a work limit
     stops it (``free`` unchanged)."""
-    bk = Buckets(patterns, free, spec.l, masks_of_level(m, j), max_nonzeros)
-    if bk.over or nonzeros(bk, spec) > max_nonzeros:
+    bk = Buckets(patterns, free, l, masks_of_level(m, j), max_nonzeros)
+    if bk.over or nonzeros(bk) > max_nonzeros:
         return None
     if bk.size == 0:
         return []
-    y = _solve(bk, free, spec, max_iterations)
+    y = _solve(bk, free, l, max_iterations)
     if y is None:
         return None
     return take_rounded(bk, free, y, lambda pool: _whole(pool, judge))
@@ -138,7 +124,7 @@ def _whole(pool: IntArray, judge: Judge) -> IntArray:
     return np.where(ok[:, None], pool, 0)
 
 
-def program(bk: Buckets, free: IntArray, spec: DistinctSpec
+def program(bk: Buckets, free: IntArray, l: int
             ) -> tuple[FloatArray, object, FloatArray, FloatArray]:
     """The LP of the module docstring in SciPy's form: ``c``, ``A_ub``, ``b_ub`` and the
     upper bounds (``y``, then ``w``, then ``z``; every lower bound 0)."""
@@ -155,37 +141,29 @@ def program(bk: Buckets, free: IntArray, spec: DistinctSpec
     z_col = nv + nb + np.arange(npair, dtype=np.int64)
     pair_bucket = bk.pairs // s
     r_y, r_z, r_zw, r_b = nc, nc + nv, nc + nv + npair, nc + nv + 2 * npair
-    r_k = r_b + nb
-    rows = [cell_of,                                                 # sum_B y <= f
-            r_y + y_col, r_y + y_col,                                # y - f w <= 0
-            r_z + np.arange(npair), r_z + bk.pair_of,                # z - sum_v y <= 0
-            r_zw + np.arange(npair), r_zw + np.arange(npair),        # z - w <= 0
-            r_b + np.arange(nb), r_b + pair_bucket]                  # l w - sum z <= 0
-    cols = [y_col, y_col, w_col[bk.bucket], z_col, y_col, z_col, w_col[pair_bucket], w_col,
-            z_col]
-    vals = [np.ones(nv), np.ones(nv), -f, np.ones(npair), -np.ones(nv), np.ones(npair),
-            -np.ones(npair), np.full(nb, float(spec.l)), -np.ones(npair)]
-    n_rows = r_k
-    if spec.k > 1:                                                   # k w - sum y <= 0
-        rows += [r_k + np.arange(nb), r_k + bk.bucket]
-        cols += [w_col, y_col]
-        vals += [np.full(nb, float(spec.k)), -np.ones(nv)]
-        n_rows += nb
-    A = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
-                      shape=(n_rows, nv + nb + npair))
-    b = np.zeros(n_rows)
+    rows = np.concatenate([cell_of,                                  # sum_B y <= f
+                           r_y + y_col, r_y + y_col,                 # y - f w <= 0
+                           r_z + np.arange(npair), r_z + bk.pair_of,  # z - sum_v y <= 0
+                           r_zw + np.arange(npair), r_zw + np.arange(npair),  # z - w <= 0
+                           r_b + np.arange(nb), r_b + pair_bucket])  # l w - sum z <= 0
+    cols = np.concatenate([y_col, y_col, w_col[bk.bucket], z_col, y_col, z_col,
+                           w_col[pair_bucket], w_col, z_col])
+    vals = np.concatenate([np.ones(nv), np.ones(nv), -f, np.ones(npair), -np.ones(nv),
+                           np.ones(npair), -np.ones(npair), np.full(nb, float(l)),
+                           -np.ones(npair)])
+    A = sp.csr_matrix((vals, (rows, cols)), shape=(r_b + nb, nv + nb + npair))
+    b = np.zeros(r_b + nb)
     b[:nc] = cap[cells]
     c = np.concatenate([-np.ones(nv), np.zeros(nb + npair)])
     upper = np.concatenate([f, np.ones(nb + npair)])
     return c, A, b, upper
 
 
-def _solve(bk: Buckets, free: IntArray, spec: DistinctSpec, max_iterations: int
-           ) -> IntArray | None:
+def _solve(bk: Buckets, free: IntArray, l: int, max_iterations: int) -> IntArray | None:
     """``y`` rounded down, by HiGHS's dual simplex, or ``None`` at the limit."""
     from scipy.optimize import linprog
 
-    c, A, b, upper = program(bk, free, spec)
+    c, A, b, upper = program(bk, free, l)
     res = linprog(c, A_ub=A, b_ub=b, bounds=np.column_stack([np.zeros(len(c)), upper]),
                   method="highs-ds", options={"maxiter": int(max_iterations), "disp": False})
     if res.status != 0 or res.x is None:

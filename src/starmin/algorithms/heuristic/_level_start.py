@@ -17,13 +17,12 @@ Greedy (deterministic; ties broken by the row types' and patterns' order).
 2. *Level j = 1 .. m.* For frequency l-diversity (and the models it implies, below) and
    ``j <= lp_levels`` (default 2), the
    placement LP of :mod:`._level_lp` first decides the level's groups together and forms
-   its classes; for distinct l-diversity and p-sensitive k-anonymity (``distinct``, stop
-   33) the LP of :mod:`._distinct_lp` does, whose classes need ``l`` (or ``p``) values and
-   ``k`` rows, by default at every level. Then, for every pattern of ``j`` stars (most
-   rows placed first) and every group of row types that agree outside it, the free rows of
-   the group are pooled and phase one is applied to the pool: its largest l-eligible part
-   becomes one class (released as the suppressor of its row types, so with ``j`` stars or
-   fewer), its rows no longer free.
+   its classes; for distinct l-diversity (``distinct``, stop 33) the LP of
+   :mod:`._distinct_lp` does, whose classes need ``l`` values, by default at every level.
+   Then, for every pattern of ``j`` stars (most rows placed first) and every group of row
+   types that agree outside it, the free rows of the group are pooled and phase one is
+   applied to the pool: its largest l-eligible part becomes one class (released as the
+   suppressor of its row types, so with ``j`` stars or fewer), its rows no longer free.
    Within a group each value's rows are taken from the row types in order.
 3. What is still free after the all-star level (no l-eligible part is left) goes back to
    its row type's star-free class, which then violates the model; merge-repair's repair
@@ -80,7 +79,7 @@ import numpy as np
 from starmin.algorithms.approx.tp_phases import phase_one_heights
 from starmin.algorithms.heuristic._close_lp import CLOSE_LP_LEVELS, CloseSpec, close_lp_classes
 from starmin.algorithms.heuristic._close_part import whole_or_close
-from starmin.algorithms.heuristic._distinct_lp import DistinctSpec, distinct_lp_classes
+from starmin.algorithms.heuristic._distinct_lp import distinct_lp_classes
 from starmin.algorithms.heuristic._level_lp import LP_LEVELS, level_lp_classes
 from starmin.algorithms.heuristic._merge_state import Judge
 from starmin.algorithms.heuristic.pattern_keys import (
@@ -100,8 +99,7 @@ MAX_M = 16
 
 def level_plan(rt: RowTypes, judge: Judge, l: int | None, method: str,
                guarantee: Guarantee, lp_levels: int = LP_LEVELS, widen: bool = False,
-               close: CloseSpec | None = None, distinct: DistinctSpec | None = None
-               ) -> ReleasePlan:
+               close: CloseSpec | None = None, distinct: bool = False) -> ReleasePlan:
     """The start partition of the module docstring as a plan. ``l``: frequency l-diversity's
     or that of a model it implies (one sensitive column), whose largest l-eligible part phase
     one finds; without it a row type or a pool is taken whole when ``judge`` passes it, else
@@ -110,9 +108,8 @@ def level_plan(rt: RowTypes, judge: Judge, l: int | None, method: str,
     (with ``l``; entropy and recursive l-diversity): a pool failing the model keeps its
     widest capped part the model passes instead of phase one's. ``close`` (without ``l``;
     t-closeness): a pool failing the model keeps the t-close part of :mod:`._close_part`.
-    ``distinct`` (distinct l-diversity, with ``l``; p-sensitive k-anonymity, without): the
-    placement LPs at levels ``1..lp_levels`` are those of :mod:`._distinct_lp`, whose
-    classes need ``distinct.l`` values and ``distinct.k`` rows, not frequency's."""
+    ``distinct`` (with ``l``; distinct l-diversity): the placement LPs are those of
+    :mod:`._distinct_lp`, whose classes need ``l`` values, not frequency's."""
     counts = rt.counts.astype(np.int64)
     part = partial(_part, judge=judge, l=l, widen=widen, close=close)
     kept = part(counts)
@@ -126,8 +123,8 @@ def level_plan(rt: RowTypes, judge: Judge, l: int | None, method: str,
         masks = masks_of_level(rt.m, j)
         if not free.any():
             break
-        if distinct is not None and j <= lp_levels:
-            groups.extend(distinct_lp_classes(patterns, free, distinct, judge, j, rt.m) or [])
+        if l is not None and j <= lp_levels and distinct:
+            groups.extend(distinct_lp_classes(patterns, free, l, judge, j, rt.m) or [])
         elif l is not None and j <= lp_levels:
             groups.extend(level_lp_classes(patterns, free, l, j, rt.m) or [])
         elif close is not None and close.lp and j <= min(lp_levels, CLOSE_LP_LEVELS):

@@ -81,7 +81,6 @@ from starmin.algorithms._progress import Meter
 from starmin.algorithms.base import Algorithm, AutoRun, Progress, silent
 from starmin.algorithms.heuristic._carve import carve
 from starmin.algorithms.heuristic._distinct_lp import LP_LEVELS as DISTINCT_LP_LEVELS
-from starmin.algorithms.heuristic._distinct_lp import DistinctSpec
 from starmin.algorithms.heuristic._distinct_lp import work as distinct_lp_work
 from starmin.algorithms.heuristic._judge import compile_judge
 from starmin.algorithms.heuristic._level_lp import LP_LEVELS as LEVEL_LP_LEVELS
@@ -271,8 +270,7 @@ def expand_start(name: str, model: PrivacyModel, rt: RowTypes) -> tuple[str, ...
     :data:`LEVEL_MAX_M` columns (or with none)."""
     if name == "auto" and level_suits(model, rt):
         return ("levels", "diverse")
-    if name == "auto" and (implied_suits(model, rt) or close_suits(model, rt)
-                           or sensitive_suits(model, rt)):
+    if name == "auto" and (implied_suits(model, rt) or close_suits(model, rt)):
         return ("levels", "pattern-packing")
     if name == "levels" and not 0 < rt.m <= LEVEL_MAX_M:
         raise InvalidInput(f"start 'levels' of {NAME} enumerates every pattern of the QI "
@@ -301,17 +299,6 @@ def implied_suits(model: PrivacyModel, rt: RowTypes) -> bool:
     pattern-packing start for distinct l = 2 / 3 / 4 / 6, 10.0 / 6.8 % fewer for entropy
     l = 2 / 3 (0.2 % more for l = 4) and 5.7 % fewer for recursive (4, 3), in 1.6-4.1 CPU s."""
     return implied_l(model) is not None and len(rt.sensitive) == 1 and 0 < rt.m <= LEVEL_MAX_M
-
-
-def sensitive_suits(model: PrivacyModel, rt: RowTypes) -> bool:
-    """Whether ``start="auto"`` runs the level start, with the placement LPs of
-    :mod:`._distinct_lp`, beside pattern-packing's: p-sensitive k-anonymity, or a
-    conjunction of distinct l-diversity with k-anonymity (:func:`distinct_spec`; distinct
-    l-diversity alone is :func:`implied_suits`'), one sensitive column, ``m <= 16``. On ARX
-    adult (8 QIs, occupation), k = 5 with p = 3 (or with distinct l = 3), rule ``spread``:
-    21,068 stars against pattern-packing's start's 21,424."""
-    return (distinct_spec(model) is not None and implied_l(model) is None
-            and len(rt.sensitive) == 1 and 0 < rt.m <= LEVEL_MAX_M)
 
 
 def close_suits(model: PrivacyModel, rt: RowTypes) -> bool:
@@ -355,32 +342,14 @@ def implied_l(model: PrivacyModel) -> int | None:
     return None
 
 
-def distinct_spec(model: PrivacyModel) -> DistinctSpec | None:
-    """What a class needs when the level start's placement LPs are those of
-    :mod:`._distinct_lp`: for distinct l-diversity, p-sensitive k-anonymity and
-    k-anonymity, alone or in a conjunction of them with at least one of the first two, a
-    class needs the largest ``l`` or ``p`` of them in values and the largest ``k`` in rows
-    (``--k 5 --l 3 --l-kind distinct`` is p-sensitive 5-anonymity with ``p = 3``); else
-    ``None``. On ARX adult (8 QIs, occupation, rule ``spread``) distinct l = 2..6 released
-    1.0-2.4 % fewer stars with them than with frequency l-diversity's LPs at levels 1 and 2,
-    in half the CPU time (1.5-3.1 % at every level), and k = 5 with p = 3 3.8 % fewer than
-    the level start without an LP."""
-    from starmin.models.k_anonymity import KAnonymity
+def distinct_only(model: PrivacyModel) -> bool:
+    """Whether the level start's placement LPs are those of distinct l-diversity
+    (:mod:`._distinct_lp`): the model is distinct l-diversity alone. On ARX adult (8 QIs,
+    occupation, rule ``spread``) distinct l = 2..6 released 1.0-2.4 % fewer stars with them
+    than with frequency l-diversity's LPs, in half the CPU time."""
     from starmin.models.l_diversity import DistinctLDiversity
-    from starmin.models.p_sensitive import PSensitiveKAnonymity
 
-    parts = getattr(model, "models", None) or (model,)
-    l, k = 0, 1
-    for part in parts:
-        if isinstance(part, DistinctLDiversity):
-            l = max(l, int(part.l))
-        elif isinstance(part, PSensitiveKAnonymity):
-            l, k = max(l, int(part.p)), max(k, int(part.k))
-        elif isinstance(part, KAnonymity):
-            k = max(k, int(part.k))
-        else:
-            return None
-    return DistinctSpec(l, k) if l >= 1 else None
+    return isinstance(model, DistinctLDiversity)
 
 
 def capped_parts(model: PrivacyModel) -> bool:
@@ -431,10 +400,10 @@ def initial_plan(rt: RowTypes, model: PrivacyModel, st: Settings, seed: int, jud
         from starmin.algorithms.heuristic._level_start import level_plan
 
         l = level_l(model, rt)
-        distinct = distinct_spec(model) if len(rt.sensitive) == 1 else None
+        distinct = distinct_only(model) and len(rt.sensitive) == 1
         lp_levels = st.level_lp_levels
         if lp_levels is None:
-            lp_levels = LEVEL_LP_LEVELS if distinct is None else DISTINCT_LP_LEVELS
+            lp_levels = DISTINCT_LP_LEVELS if distinct else LEVEL_LP_LEVELS
         return "levels", level_plan(rt, judge, l, NAME, GUARANTEE, lp_levels,
                                     widen=capped_parts(model),
                                     close=close_spec(model, rt) if l is None else None,
@@ -643,11 +612,10 @@ def auto_run(model: PrivacyModel, rt: RowTypes, units_left: float) -> AutoRun:
     diverse variant without polishing for l = 6 (docs/benchmarks.md). For the models
     frequency l-diversity implies (:func:`implied_suits`) the ladder is both starts (level
     and pattern-packing's) with both rules, both with rule ``spread``, the level start with
-    rule ``spread``, then pattern-packing's start as before; p-sensitive k-anonymity and
-    distinct l-diversity with k-anonymity (:func:`sensitive_suits`) have the same ladder.
-    Distinct l-diversity and these count the level start's LPs by :func:`._distinct_lp.work`.
-    On adult (stop 33) distinct l = 2 takes the first, distinct l = 3 the second, distinct
-    l = 4..6, entropy l = 2..4, recursive (4, 3) and k = 5 with p = 3 the third."""
+    rule ``spread``, then pattern-packing's start as before, distinct l-diversity counting
+    the level start's LPs by :func:`._distinct_lp.work`. On adult (stop 33) distinct l = 2
+    takes the first, distinct l = 3 the second, distinct l = 4..6, entropy l = 2..4 and
+    recursive (4, 3) the third."""
     from starmin.algorithms.heuristic.pattern_packing import greedy_work, lp_work
 
     k = start_size(model, rt, make_judge(model, rt))
@@ -681,12 +649,11 @@ def auto_run(model: PrivacyModel, rt: RowTypes, units_left: float) -> AutoRun:
             AutoRun(greedy + lp + rule, {"rules": ("spread",)}, "rule spread only"),
             AutoRun(greedy + rule, {"rules": ("spread",), "start_lp_levels": 0},
                     "rule spread only, start without bucket LP")]
-    if implied_suits(model, rt) or sensitive_suits(model, rt):  # the level start first
-        spec = distinct_spec(model)
-        if spec is None:
+    if implied_suits(model, rt):  # the level start first where the budget allows it
+        if distinct_only(model):  # the LPs of ._distinct_lp, at every level
+            levels = level_work(rt) + distinct_lp_work(rt.counts, implied_l(model) or 1, rt.m)
+        else:
             levels = level_work(rt, implied_l(model), LEVEL_LP_LEVELS)
-        else:  # the placement LPs of ._distinct_lp at every level
-            levels = level_work(rt) + distinct_lp_work(rt.counts, spec, rt.m)
         after = LEVEL_REPAIR * DIVERSE_REPAIR * rule * (k / 2) ** 1.5
         runs = [AutoRun(runs[0].work + levels + 2 * after),
                 AutoRun(runs[1].work + levels + after, {"rules": ("spread",)},
