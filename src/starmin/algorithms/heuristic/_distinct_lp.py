@@ -33,21 +33,22 @@ vertex, which on adult is nearly integral (distinct l = 2, level 1: 8,509 of the
 8,512 rows kept).
 
 Where it runs. The level start forms its classes at levels ``1 .. lp_levels`` with it for
-distinct l-diversity alone (:func:`.merge_repair.distinct_only`), by default at every level
-(:data:`LP_LEVELS`); entropy l and recursive
+distinct l-diversity alone (:func:`.merge_repair.distinct_only`), by default at levels 1
+and 2 (:data:`LP_LEVELS`); entropy l and recursive
 (c, l), whose classes need more than ``l`` values, keep the frequency LP (adult, rule
 ``spread``, the level start alone, frequency LP -> this LP: entropy l = 2 / 3 / 4 13,081 /
 21,045 / 27,611 -> 13,719 / 21,303 / 27,825; recursive (4, 3) 19,278 -> 19,349). Distinct l
 = 2 / 3 / 4 / 5 / 6: 12,289 / 18,611 / 23,121 / 27,154 / 31,013 -> 12,167 / 18,153 / 22,653 /
 26,499 / 30,357 stars (-1.0 to -2.4 %) with the LP at levels 1 and 2, in 1.2-1.5 CPU s
-instead of 2.9-3.3, and 12,107 / 18,026 / 22,448 / 26,290 / 30,164 with it at every level
-(0.1-0.2 CPU s more; docs/algorithms/merge-repair.md).
+instead of 2.9-3.3 (docs/algorithms/merge-repair.md; every level: :data:`LP_LEVELS`).
 
 Solver and work limits. HiGHS's dual simplex (through SciPy) within ``max_iterations``
-iterations (adult, level 1: 0.6-0.8 CPU s, about 10x faster than its interior point method
-here, whose interior solutions also round worse); an LP of more than ``max_nonzeros``
-nonzeros is not built. Either limit leaves the level to the greedy. Both are work limits:
-the result never depends on the clock.
+iterations (:data:`MAX_ITERATIONS`; adult, level 1: 0.6-0.8 CPU s, about 5x faster than its
+interior point method here, whose interior solutions also round worse); an LP of more than
+``max_nonzeros`` nonzeros is not built. Either limit leaves the level to the greedy. Both
+are work limits: the result never depends on the clock. An iteration's cost varies with the
+LP (0.02 ms on adult, 1.7 ms on the level-3 LP of :data:`LP_LEVELS`), so the limit bounds
+the work, not the time.
 
 Guarantee: **heuristic** (a start for merge-repair, which repairs and verifies the release).
 
@@ -68,7 +69,6 @@ from __future__ import annotations
 import numpy as np
 
 from starmin.algorithms.heuristic._level_lp import (
-    MAX_ITERATIONS,
     MAX_NONZEROS,
     Buckets,
     FloatArray,
@@ -78,16 +78,20 @@ from starmin.algorithms.heuristic._level_lp import (
 from starmin.algorithms.heuristic._merge_state import IntArray, Judge
 from starmin.algorithms.heuristic.pattern_keys import PatternKeys, masks_of_level
 
-LP_LEVELS = 16
-"""Levels whose classes the LP forms by default: every level the level start takes (its
-``m`` is at most 16). Adult: levels 3..8 add 0.1-0.2 CPU s (their LPs are small) and 0.4-0.9 %
-fewer stars after the repair (module docstring); on 40 random tables of 150 rows and 5-6 QIs
-(distinct l = 2 and 3, merge-repair from the level start) every level against levels 1 and
-2 gave fewer stars on 31 of the 80 runs, more on 7, the same on 42."""
+LP_LEVELS = 2
+"""Levels whose classes the LP forms by default: 1 and 2, as frequency's. Every level was
+measured on adult (levels 3..8 add 0.1-0.2 CPU s and 0.4-0.9 % fewer stars after the repair:
+12,107 / 18,026 / 22,448 / 26,290 / 30,164 for l = 2..6), but on a random table of 5,000 rows
+and 9 QIs of 4 values (l = 3, 8 sensitive values) the level-3 LP (210,000 nonzeros) took
+HiGHS's dual simplex 87,560 iterations and 142 CPU s (its interior point method 44 s), where
+levels 1 and 2 took 0.3 and 0.2 s."""
+MAX_ITERATIONS = 40_000
+"""Dual simplex iterations per LP (adult, levels 1 and 2, l = 2..6: at most 21,002); past it
+the level is left to the greedy."""
 
 
 def work(counts: IntArray, l: int, m: int) -> float:
-    """Estimated work units of the LPs at every level: ``7e-6 x m x`` the cells (row type,
+    """Estimated work units of the LPs at levels 1 and 2: ``7e-6 x m x`` the cells (row type,
     value) of the row types holding fewer than ``l`` values (the rows level 0 leaves free).
     Adult, 8 QIs, occupation: l = 2 / 6 9,391 / 16,630 cells, estimates 0.5 / 0.9, measured
     0.5 / 0.5 CPU s."""
