@@ -40,7 +40,7 @@ and 2 (:data:`LP_LEVELS`); entropy l and recursive
 21,045 / 27,611 -> 13,719 / 21,303 / 27,825; recursive (4, 3) 19,278 -> 19,349). Distinct l
 = 2 / 3 / 4 / 5 / 6: 12,289 / 18,611 / 23,121 / 27,154 / 31,013 -> 12,167 / 18,153 / 22,653 /
 26,499 / 30,357 stars (-1.0 to -2.4 %) with the LP at levels 1 and 2, in 1.2-1.5 CPU s
-instead of 2.9-3.3 (docs/algorithms/merge-repair.md; every level: :data:`LP_LEVELS`).
+instead of 2.9-3.3 (docs/algorithms/merge-repair.md; at every level: :data:`LP_LEVELS`).
 
 Solver and work limits. HiGHS's dual simplex (through SciPy) within ``max_iterations``
 iterations (:data:`MAX_ITERATIONS`; adult, level 1: 0.6-0.8 CPU s, about 5x faster than its

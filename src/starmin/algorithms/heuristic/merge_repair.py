@@ -184,7 +184,7 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     whose classes the placement LP of :mod:`._level_lp` forms first, for frequency l-diversity
     and the models it implies, of :mod:`._distinct_lp` for distinct l-diversity, and of
     :mod:`._close_lp` for t-closeness under the equal distance or a matrix, at level 1 only;
-    default 2, every level for distinct l-diversity; 0: the greedy alone), ``width``
+    default 2; 0: the greedy alone), ``width``
     (partners judged per
     merge, default 256), ``rules`` (partner rules, each a full repair, the best release kept;
     default ``("cost", "spread")``), ``donors`` (partners a class may pull rows from, default
@@ -650,7 +650,7 @@ def auto_run(model: PrivacyModel, rt: RowTypes, units_left: float) -> AutoRun:
             AutoRun(greedy + rule, {"rules": ("spread",), "start_lp_levels": 0},
                     "rule spread only, start without bucket LP")]
     if implied_suits(model, rt):  # the level start first where the budget allows it
-        if distinct_only(model):  # the LPs of ._distinct_lp, at every level
+        if distinct_only(model):  # the LPs of ._distinct_lp
             levels = level_work(rt) + distinct_lp_work(rt.counts, implied_l(model) or 1, rt.m)
         else:
             levels = level_work(rt, implied_l(model), LEVEL_LP_LEVELS)
