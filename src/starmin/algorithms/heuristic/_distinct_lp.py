@@ -34,21 +34,25 @@ vertex, which on adult is nearly integral (distinct l = 2, level 1: 8,509 of the
 
 Where it runs. The level start forms its classes at levels ``1 .. lp_levels`` with it for
 distinct l-diversity alone (:func:`.merge_repair.distinct_only`), by default at levels 1
-and 2 (:data:`LP_LEVELS`); entropy l and recursive
+and 2 (merge-repair's ``level_lp_levels``, as frequency's LP); entropy l and recursive
 (c, l), whose classes need more than ``l`` values, keep the frequency LP (adult, rule
 ``spread``, the level start alone, frequency LP -> this LP: entropy l = 2 / 3 / 4 13,081 /
 21,045 / 27,611 -> 13,719 / 21,303 / 27,825; recursive (4, 3) 19,278 -> 19,349). Distinct l
 = 2 / 3 / 4 / 5 / 6: 12,289 / 18,611 / 23,121 / 27,154 / 31,013 -> 12,167 / 18,153 / 22,653 /
 26,499 / 30,357 stars (-1.0 to -2.4 %) with the LP at levels 1 and 2, in 1.2-1.5 CPU s
-instead of 2.9-3.3 (docs/algorithms/merge-repair.md; at every level: :data:`LP_LEVELS`).
+instead of 2.9-3.3 (docs/algorithms/merge-repair.md). At every level adult gave 12,107 /
+18,026 / 22,448 / 26,290 / 30,164 (levels 3..8 add 0.1-0.2 CPU s), but on a random table of
+5,000 rows and 9 QIs of 4 values (l = 3, 8 sensitive values) the level-3 LP (210,000
+nonzeros) took HiGHS's dual simplex 87,560 iterations and 142 CPU s (its interior point
+method 44 s), where levels 1 and 2 took 0.3 and 0.2 s; so levels 1 and 2 stay the default.
 
 Solver and work limits. HiGHS's dual simplex (through SciPy) within ``max_iterations``
 iterations (:data:`MAX_ITERATIONS`; adult, level 1: 0.6-0.8 CPU s, about 5x faster than its
 interior point method here, whose interior solutions also round worse); an LP of more than
 ``max_nonzeros`` nonzeros is not built. Either limit leaves the level to the greedy. Both
 are work limits: the result never depends on the clock. An iteration's cost varies with the
-LP (0.02 ms on adult, 1.7 ms on the level-3 LP of :data:`LP_LEVELS`), so the limit bounds
-the work, not the time.
+LP (0.02 ms on adult, 1.7 ms on that level-3 LP), so the limit bounds the work, not the
+time.
 
 Guarantee: **heuristic** (a start for merge-repair, which repairs and verifies the release).
 
@@ -78,13 +82,6 @@ from starmin.algorithms.heuristic._level_lp import (
 from starmin.algorithms.heuristic._merge_state import IntArray, Judge
 from starmin.algorithms.heuristic.pattern_keys import PatternKeys, masks_of_level
 
-LP_LEVELS = 2
-"""Levels whose classes the LP forms by default: 1 and 2, as frequency's. Every level was
-measured on adult (levels 3..8 add 0.1-0.2 CPU s and 0.4-0.9 % fewer stars after the repair:
-12,107 / 18,026 / 22,448 / 26,290 / 30,164 for l = 2..6), but on a random table of 5,000 rows
-and 9 QIs of 4 values (l = 3, 8 sensitive values) the level-3 LP (210,000 nonzeros) took
-HiGHS's dual simplex 87,560 iterations and 142 CPU s (its interior point method 44 s), where
-levels 1 and 2 took 0.3 and 0.2 s."""
 MAX_ITERATIONS = 40_000
 """Dual simplex iterations per LP (adult, levels 1 and 2, l = 2..6: at most 21,002); past it
 the level is left to the greedy."""

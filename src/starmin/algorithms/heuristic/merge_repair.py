@@ -80,7 +80,6 @@ from numpy.typing import NDArray
 from starmin.algorithms._progress import Meter
 from starmin.algorithms.base import Algorithm, AutoRun, Progress, silent
 from starmin.algorithms.heuristic._carve import carve
-from starmin.algorithms.heuristic._distinct_lp import LP_LEVELS as DISTINCT_LP_LEVELS
 from starmin.algorithms.heuristic._distinct_lp import work as distinct_lp_work
 from starmin.algorithms.heuristic._judge import compile_judge
 from starmin.algorithms.heuristic._level_lp import LP_LEVELS as LEVEL_LP_LEVELS
@@ -116,7 +115,7 @@ class Settings:
     start: str | tuple[str, ...] = "auto"
     start_k: int | None = None
     start_lp_levels: int = 3
-    level_lp_levels: int | None = None
+    level_lp_levels: int = LEVEL_LP_LEVELS
     width: int = 256
     rules: tuple[str, ...] = RULES
     h: int = 64
@@ -143,7 +142,7 @@ class Settings:
         if not st.starts or any(x not in STARTS for x in st.starts):
             raise InvalidInput(f"unknown start {st.start!r} for {NAME}: use "
                                f"{', '.join(STARTS)} (or several of them)")
-        if st.level_lp_levels is not None and st.level_lp_levels < 0:
+        if st.level_lp_levels < 0:
             raise InvalidInput(f"level_lp_levels must be >= 0, got {st.level_lp_levels}: use "
                                f"e.g. level_lp_levels={LEVEL_LP_LEVELS} (0: the greedy alone)")
         if st.donors < 0:
@@ -401,10 +400,7 @@ def initial_plan(rt: RowTypes, model: PrivacyModel, st: Settings, seed: int, jud
 
         l = level_l(model, rt)
         distinct = distinct_only(model) and len(rt.sensitive) == 1
-        lp_levels = st.level_lp_levels
-        if lp_levels is None:
-            lp_levels = DISTINCT_LP_LEVELS if distinct else LEVEL_LP_LEVELS
-        return "levels", level_plan(rt, judge, l, NAME, GUARANTEE, lp_levels,
+        return "levels", level_plan(rt, judge, l, NAME, GUARANTEE, st.level_lp_levels,
                                     widen=capped_parts(model),
                                     close=close_spec(model, rt) if l is None else None,
                                     distinct=distinct)
