@@ -70,6 +70,8 @@ al., Sec. 4 (row types); Liang & Yuan, Sec. 2 (a class is released as its suppre
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from starmin.algorithms.heuristic._level_lp import (
@@ -78,6 +80,7 @@ from starmin.algorithms.heuristic._level_lp import (
     FloatArray,
     Group,
     take_rounded,
+    whole_passing,
 )
 from starmin.algorithms.heuristic._merge_state import IntArray, Judge
 from starmin.algorithms.heuristic.pattern_keys import PatternKeys, masks_of_level
@@ -116,13 +119,7 @@ def distinct_lp_classes(patterns: PatternKeys, free: IntArray, l: int, judge: Ju
     y = _solve(bk, free, l, max_iterations)
     if y is None:
         return None
-    return take_rounded(bk, free, y, lambda pool: _whole(pool, judge))
-
-
-def _whole(pool: IntArray, judge: Judge) -> IntArray:
-    """Each pool whole where the judge passes it, else nothing of it."""
-    ok = judge(pool) & (pool.sum(axis=1) > 0)
-    return np.where(ok[:, None], pool, 0)
+    return take_rounded(bk, free, y, partial(whole_passing, judge=judge))
 
 
 def program(bk: Buckets, free: IntArray, l: int

@@ -53,6 +53,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from starmin.algorithms.approx.tp_phases import phase_one_heights
+from starmin.algorithms.heuristic._merge_state import Judge
 from starmin.algorithms.heuristic.pattern_keys import (
     IntArray,
     PatternKeys,
@@ -263,6 +264,13 @@ def _solve(bk: Buckets, free: IntArray, l: int, max_iterations: int) -> IntArray
     if res.status != 0 or res.x is None:
         return None
     return np.floor(np.asarray(res.x[:len(bk.bucket)]) + 1e-7).astype(np.int64)
+
+
+def whole_passing(pool: IntArray, judge: Judge) -> IntArray:
+    """``(g, s)``: each pool whole where ``judge`` passes it (and it has rows), else nothing
+    of it."""
+    ok = judge(pool) & (pool.sum(axis=1) > 0)
+    return np.where(ok[:, None], pool, 0)
 
 
 def take_rounded(bk: Buckets, free: IntArray, y: IntArray,

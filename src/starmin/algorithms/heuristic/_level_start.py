@@ -80,7 +80,7 @@ from starmin.algorithms.approx.tp_phases import phase_one_heights
 from starmin.algorithms.heuristic._close_lp import CLOSE_LP_LEVELS, CloseSpec, close_lp_classes
 from starmin.algorithms.heuristic._close_part import whole_or_close
 from starmin.algorithms.heuristic._distinct_lp import distinct_lp_classes
-from starmin.algorithms.heuristic._level_lp import LP_LEVELS, level_lp_classes
+from starmin.algorithms.heuristic._level_lp import LP_LEVELS, level_lp_classes, whole_passing
 from starmin.algorithms.heuristic._merge_state import Judge
 from starmin.algorithms.heuristic.pattern_keys import (
     IntArray,
@@ -150,8 +150,7 @@ def _part(pool: IntArray, judge: Judge, l: int | None, widen: bool = False,
     if l is None and close is not None:
         return whole_or_close(pool, close.o, judge, close.tv_tau)
     if l is None:
-        ok = judge(pool) & (pool.sum(axis=1) > 0)
-        return np.where(ok[:, None], pool, 0)
+        return whole_passing(pool, judge)
     h = phase_one_heights(pool, l)
     part = np.minimum(pool, h[:, None])
     trimmed = np.flatnonzero((part != pool).any(axis=1))   # only there can the judge matter
