@@ -42,12 +42,8 @@ def _free(rt: RowTypes, l: int) -> np.ndarray:
 def _greedy_level(rt: RowTypes, pk: PatternKeys, free: np.ndarray, l: int, j: int) -> None:
     """The level start's greedy at level ``j`` for distinct l (whole pools the model passes)."""
     judge = merge_repair.make_judge(DistinctLDiversity(l), rt)
-    masks = masks_of_level(rt.m, j)
     part = partial(_level_start._part, judge=judge, l=l)
-    gain = [0 if (p := _level_start._pools(pk.keys(mask), free, part)) is None
-            else int(p[4].sum()) for mask in masks]
-    for i in np.argsort(-np.array(gain), kind="stable").tolist():
-        _level_start._level_classes(pk.keys(masks[i]), free, part)
+    _level_start.greedy_level(pk, free, part, masks_of_level(rt.m, j))
 
 
 def _optimum(pk: PatternKeys, free: np.ndarray, l: int, j: int, m: int) -> float:

@@ -42,12 +42,8 @@ def _never(pool: np.ndarray) -> np.ndarray:
 
 def _greedy_level(pk: PatternKeys, free: np.ndarray, l: int, j: int, m: int) -> None:
     """The level start's greedy at level ``j`` (patterns by rows placed, as level_plan)."""
-    masks = masks_of_level(m, j)
     part = partial(_level_start._part, judge=_never, l=l)
-    gain = [0 if (p := _level_start._pools(pk.keys(mask), free, part)) is None
-            else int(p[4].sum()) for mask in masks]
-    for i in np.argsort(-np.array(gain), kind="stable").tolist():
-        _level_start._level_classes(pk.keys(masks[i]), free, part)
+    _level_start.greedy_level(pk, free, part, masks_of_level(m, j))
 
 
 @pytest.mark.parametrize("l", [2, 3])

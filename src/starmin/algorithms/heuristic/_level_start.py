@@ -129,14 +129,24 @@ def level_plan(rt: RowTypes, judge: Judge, l: int | None, method: str,
             groups.extend(level_lp_classes(patterns, free, l, j, rt.m) or [])
         elif close is not None and close.lp and j <= min(lp_levels, CLOSE_LP_LEVELS):
             groups.extend(close_lp_classes(patterns, free, close, judge, j, rt.m) or [])
-        gain = [0 if (p := _pools(patterns.keys(mask), free, part)) is None
-                else int(p[4].sum()) for mask in masks]  # rows each pattern would place
-        for i in np.argsort(-np.array(gain), kind="stable").tolist():
-            groups.extend(_level_classes(patterns.keys(masks[i]), free, part))
+        groups.extend(greedy_level(patterns, free, part, masks))
     for t in np.flatnonzero(free.sum(axis=1)).tolist():  # step 3: back to their row types
         keys = np.flatnonzero(free[t])
         groups.append((np.full(len(keys), t, dtype=np.int64), keys, free[t, keys].copy()))
     return ReleasePlan.from_groups(rt, groups, method, guarantee)
+
+
+def greedy_level(patterns: PatternKeys, free: IntArray, part: Callable[[IntArray], IntArray],
+                 masks: list[int]) -> list[Group]:
+    """Step 2's greedy at one level (the patterns ``masks``): the patterns in decreasing
+    order of the rows each would place, each forming its groups' classes
+    (:func:`_level_classes`); their rows leave ``free``."""
+    gain = [0 if (p := _pools(patterns.keys(mask), free, part)) is None
+            else int(p[4].sum()) for mask in masks]  # rows each pattern would place
+    groups: list[Group] = []
+    for i in np.argsort(-np.array(gain), kind="stable").tolist():
+        groups.extend(_level_classes(patterns.keys(masks[i]), free, part))
+    return groups
 
 
 def _part(pool: IntArray, judge: Judge, l: int | None, widen: bool = False,
