@@ -170,3 +170,33 @@ def test_bucket_lp_on_off_and_skipped() -> None:
     assert any("skipped" in line for line in lines)
     assert skipped.stars == without.stars  # the LP skipped is the greedy alone
     assert with_lp.lower_bound is None
+
+
+def test_bucket_lp_competition_by_hand() -> None:
+    """Rows (0,0), (0,1), (1,1), k = 2, level 1: the buckets "col 0 = 0" and "col 1 = 1"
+    hold 2 rows each (fill 1); the row types lie in 1, 2 and 1 of them: competition 4/3."""
+    from starmin.algorithms.heuristic._assignment import Assignment
+    from starmin.algorithms.heuristic._bucket_lp import _Model
+    from starmin.algorithms.heuristic.pattern_keys import PatternKeys, masks_of_level
+
+    rt = from_rows([[0, 0], [0, 1], [1, 1]])
+    a = Assignment(PatternKeys(rt.codes), rt.sizes, 2)
+    M = _Model(a, 1, masks_of_level(2, 1), max_extra=1)
+    assert len(M.buckets) == 2
+    assert M.competition(a) == pytest.approx(4 / 3)
+
+
+def test_bucket_lp_skipped_when_competed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A uniform table's level-2 LP (every row type in many buckets of about k rows) is left
+    to the greedy; with no competition limit it is solved. Both releases verify."""
+    from starmin.algorithms.heuristic import _bucket_lp
+
+    monkeypatch.setattr(_bucket_lp, "MIN_VARS_COMPETED", 0)
+    rt = random_table(3, 400, 6, values=4)
+    lines: list[str] = []
+    _check(rt, 5, bounds=False, progress=lines.append)
+    assert any("skipped (competition" in line for line in lines)
+    lines.clear()
+    _check(rt, 5, bounds=False, lp_max_competition=float("inf"), progress=lines.append)
+    assert not any("competition" in line for line in lines)
+    assert any("bucket LP" in line and "opened" in line for line in lines)

@@ -23,6 +23,20 @@ load): the LP is not built into HiGHS above ``max_vars`` variables, and HiGHS st
 either way the level is left to the greedy packing. HiGHS's dual simplex is serial and
 deterministic: the same LP gives the same iterations and the same solution on every run.
 
+Competition (a structural limit, stop 34). The LP is a fractional packing of buckets, and it
+is fractional where every free row type lies in many buckets that each barely hold ``k``
+rows: then ``y = 1 / options`` covers every row and no bucket is used whole. ``competition``
+is the free row types' mean number of buckets over the buckets' mean fill (rows free or
+lendable, over ``k``). On adult (k = 2..10, 8 and 9 QIs, levels 1-3) it is 0.6-3.7, once 4.08
+(9 QIs, k = 10, level 3; skipped now: 43,974 -> 44,109 stars, 4.4 CPU s saved), and the LPs
+are nearly integral at 0.01-0.18 ms per simplex iteration; on uniform random tables (2,000 to
+8,000 rows, 6-12 QIs of 2-6 values, k = 3..10) the slow LPs had 4.2-13.4: their optima used
+0-6 % of their buckets whole (2,000 x 6 QIs of 4 values, k = 5, level 2: ``y = 1`` on 6
+buckets, fractional on 741), at 0.3-0.8 ms per iteration, 12-32 CPU s per level, and five of
+eight stopped at ``max_iterations`` with nothing. So an LP of at least
+:data:`MIN_VARS_COMPETED` variables whose competition exceeds ``max_competition`` (4 by
+default) is not solved; the greedy packs the level (``bench/auto_budget.py --shapes``).
+
 Complexity: building ``O(C(m, j) (f + d) log)`` for ``f`` free and ``d`` lending row types;
 the LP has ``x + z + y`` variables and as many constraints. Iterations were 0.5-1 per variable
 on adult and the synthetic census; the time per iteration varies twenty-fold between LPs
@@ -41,6 +55,12 @@ from starmin.algorithms.heuristic._assignment import Assignment
 from starmin.algorithms.heuristic.pattern_keys import IntArray
 
 Bucket = tuple[int, int]
+
+MAX_COMPETITION = 4.0
+"""Default largest :attr:`_Model.competition` of a bucket LP that is solved (module
+docstring)."""
+MIN_VARS_COMPETED = 2_000
+"""Smaller bucket LPs are solved whatever their competition (they take milliseconds)."""
 
 
 def _cat(parts: list[IntArray]) -> IntArray:
@@ -116,6 +136,18 @@ class _Model:
     @property
     def size(self) -> int:
         return len(self.xt) + len(self.zc) + len(self.buckets)
+
+    def competition(self, a: Assignment) -> float:
+        """The mean number of buckets of a free row type that has one, over the buckets'
+        mean fill ``(free + lendable rows) / k`` (module docstring); 0 without buckets."""
+        nb = len(self.buckets)
+        if not nb or not len(self.xt):
+            return 0.0
+        options = np.bincount(np.searchsorted(self.free, self.xt), minlength=len(self.free))
+        rows = np.bincount(self.xb, weights=a.free[self.xt], minlength=nb)
+        if len(self.zc):
+            rows = rows + np.bincount(self.zb, weights=self.zcap, minlength=nb)
+        return float(options[options > 0].mean() / (rows.mean() / a.k))
 
 
 def _solve(a: Assignment, M: _Model, j: int, penalty: float, max_iterations: int
@@ -207,25 +239,31 @@ def _feasible(a: Assignment, wanted: list[tuple[int, int | None, int]]
 
 
 def lp_pack_level(a: Assignment, j: int, masks: list[int], *, penalty: float, max_extra: int,
-                  max_vars: int, max_iterations: int, progress: Progress = silent
-                  ) -> tuple[int, int | None]:
+                  max_vars: int, max_iterations: int,
+                  max_competition: float = MAX_COMPETITION, progress: Progress = silent
+                  ) -> tuple[int, int | None, str]:
     """Round the level-``j`` bucket LP into new classes. Returns ``(LP variables, classes
-    opened)``; ``(variables, None)`` when skipped (over ``max_vars`` -- then the variables
-    counted before building stopped, ``> max_vars`` -- or HiGHS failed or reached
-    ``max_iterations`` simplex iterations). While HiGHS runs, ``progress`` hears how
-    long (:func:`starmin.algorithms._progress.heartbeat`)."""
+    opened, "")``; ``(variables, None, why)`` when skipped: over ``max_vars`` (then the
+    variables counted before building stopped, ``> max_vars``), its competition over
+    ``max_competition`` (module docstring), or HiGHS failed or reached ``max_iterations``
+    simplex iterations. While HiGHS runs, ``progress`` hears how long
+    (:func:`starmin.algorithms._progress.heartbeat`)."""
     if not (a.free > 0).any():
-        return 0, 0
+        return 0, 0, ""
     M = _Model(a, j, masks, max_extra, max_vars)
     if M.over or M.size > max_vars:
-        return M.size, None
+        return M.size, None, f"over lp_max_vars={max_vars:,}"
     if not M.buckets:
-        return 0, 0
+        return 0, 0, ""
+    if M.size >= MIN_VARS_COMPETED and (c := M.competition(a)) > max_competition:
+        return M.size, None, f"competition {c:.1f} > lp_max_competition={max_competition:g}"
     progress(f"bucket LP, level {j}: {M.size:,} variables, at most {max_iterations:,} "
              f"simplex iterations")
     meter = Meter(progress, f"bucket LP, level {j}", "simplex iterations", max_iterations)
     with heartbeat(progress, f"bucket LP, level {j}"):
         sol, nit = _solve(a, M, j, penalty, max_iterations)
     meter.say(nit)
-    return (M.size, None) if sol is None else (M.size, _round(a, M, sol))
+    if sol is None:
+        return M.size, None, f"stopped at lp_max_iterations={max_iterations:,}"
+    return M.size, _round(a, M, sol), ""
 
