@@ -126,3 +126,19 @@ def test_answers_are_remembered_by_the_row_types() -> None:
     value = charge_lower_bound(more, 2, progress=other.append)
     assert any("solved in" in line for line in other)
     assert value is not None and value <= brute_force.solve(more, KAnonymity(2)).stars
+
+
+def test_not_solved_above_its_competition(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A uniform table whose row types lie in several buckets of about k rows: its charge LP
+    is skipped above ``max_competition`` (no bound, a progress line saying why) and solved
+    without the limit (then never below the partner bound; the cache keeps the two apart)."""
+    from starmin.algorithms import charge_bound
+
+    monkeypatch.setattr(charge_bound, "MIN_NONZEROS_COMPETED", 0)
+    rt = random_table(5, 300, 6, values=4)
+    lines: list[str] = []
+    assert charge_lower_bound(rt, 5, lines.append, max_competition=2.0) is None
+    assert any("competition" in line for line in lines)
+    solved = charge_lower_bound(rt, 5, max_competition=float("inf"))
+    assert solved is not None
+    assert solved >= k_anonymity_lower_bounds(rt, 5)["best"]

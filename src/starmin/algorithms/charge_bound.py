@@ -42,6 +42,17 @@ Work limits, never a clock: the LP is not built past :data:`MAX_NONZEROS` nonzer
 stops after :data:`MAX_ITERATIONS` simplex iterations (then no bound), so the same table
 gives the same answer on every machine.
 
+Competition (stop 34, as the bucket LP's of :mod:`.heuristic._bucket_lp`): the free row types'
+mean number of buckets of ``>= k`` rows at their levels, over the buckets' mean rows / ``k``.
+Above :data:`MAX_COMPETITION` (with at least :data:`MIN_NONZEROS_COMPETED` nonzeros) the LP
+is not solved and gives no bound. On adult (8 and 9 QIs, k = 2..10) it is 0.95-2.85 where
+the LP is built (its bounds unchanged). On uniform random tables (``bench/auto_budget.py
+--shapes``: 2,000-5,000 rows, 6-12 QIs of 2-5 values) the LPs of competition 6.5-16.4
+(k = 3..10) each ran into :data:`MAX_ITERATIONS` and gave no bound after 7.8-19 CPU s; those
+of 3.2-5.2 (k = 2 and 3) were solved in 0.05-0.9 s, and one of 8.8 (3,000 rows, 12 binary
+QIs, k = 3; 0.14 s, bound 3,462) is now skipped too: a rule on the LP's shape, measured
+before solving, not a proof that the skipped LP would have stopped.
+
 Buckets whose constraint already holds at the charges' upper ends are left out (a quarter
 of them on adult, k = 2; the LP took 3.8 instead of 4.9 s).
 
@@ -77,29 +88,36 @@ from starmin.data.rowtypes import RowTypes
 MAX_NONZEROS = 400_000
 """The LP is not built beyond this many nonzeros (adult, 9 QIs: k = 2 needs 322,000, k = 3
 557,000)."""
+MAX_COMPETITION = 6.0
+"""A charge LP whose competition (module docstring) exceeds this is not solved."""
+MIN_NONZEROS_COMPETED = 20_000
+"""Smaller charge LPs are solved whatever their competition."""
 MAX_ITERATIONS = 40_000
 """HiGHS's simplex iteration limit; a stopped LP gives no bound (adult k = 2 needs 29,000;
 an iteration cost 0.13 ms there and 0.5 ms at k = 3's size)."""
 
 def charge_lower_bound(rt: RowTypes, k: int, progress: Progress | None = None, *,
                        max_nonzeros: int = MAX_NONZEROS,
-                       max_iterations: int = MAX_ITERATIONS) -> int | None:
+                       max_iterations: int = MAX_ITERATIONS,
+                       max_competition: float = MAX_COMPETITION) -> int | None:
     """The charge LP bound on the fewest stars of a k-anonymous release of ``rt``, or
     ``None`` when the LP is over its work limits, HiGHS does not finish it, or its answer
     fails the check (the module docstring has the proof and the limits).
 
+    ``max_competition``: the LP is not solved above this competition (module docstring).
     The answer depends only on the row types (their codes, sizes and order), ``k`` and the
     limits, so the last :data:`_REMEMBERED` answers are kept by a digest of those:
     ``pattern-packing`` computes it for its plan's bound, and the report asks again."""
     k = int(k)
     if k < 2 or rt.t_in == 0:
         return None
-    key = (_digest(rt), k, int(max_nonzeros), int(max_iterations))
+    key = (_digest(rt), k, int(max_nonzeros), int(max_iterations), float(max_competition))
     with _LOCK:
         if key in _ANSWERS:
             _ANSWERS.move_to_end(key)
             return _ANSWERS[key]
-    value = _charge_bound(rt, k, progress or silent, max_nonzeros, max_iterations)
+    value = _charge_bound(rt, k, progress or silent, max_nonzeros, max_iterations,
+                          max_competition)
     with _LOCK:
         _ANSWERS[key] = value
         while len(_ANSWERS) > _REMEMBERED:
@@ -108,7 +126,7 @@ def charge_lower_bound(rt: RowTypes, k: int, progress: Progress | None = None, *
 
 
 _REMEMBERED = 8
-_ANSWERS: OrderedDict[tuple[bytes, int, int, int], int | None] = OrderedDict()
+_ANSWERS: OrderedDict[tuple[bytes, int, int, int, float], int | None] = OrderedDict()
 _LOCK = threading.Lock()
 
 
@@ -122,7 +140,8 @@ def _digest(rt: RowTypes) -> bytes:
 
 
 def _charge_bound(rt: RowTypes, k: int, report: Progress, max_nonzeros: int,
-                  max_iterations: int) -> int | None:
+                  max_iterations: int, max_competition: float = MAX_COMPETITION
+                  ) -> int | None:
     """:func:`charge_lower_bound`, computed."""
     lv = pattern_levels(rt, k)
     lev, n = lv.L, rt.sizes.astype(np.int64)
@@ -130,9 +149,14 @@ def _charge_bound(rt: RowTypes, k: int, report: Progress, max_nonzeros: int,
     if not free.any():
         return None
     keys = PatternKeys(rt.codes)
-    lp = _build(keys, lv, n, k, free, max_nonzeros)
-    if lp is None:
+    built = _build(keys, lv, n, k, free, max_nonzeros)
+    if built is None:
         report(f"bounds: no charge LP (over its limit of {max_nonzeros:,} nonzeros)")
+        return None
+    lp, competition = built
+    if lp.nnz >= MIN_NONZEROS_COMPETED and competition > max_competition:
+        report(f"bounds: no charge LP (its competition {competition:.1f} is over "
+               f"{max_competition:g}: row types in many buckets of about k rows)")
         return None
     if lp.n_rows == 0:  # no bucket can fail: every free charge at its upper end
         a: NDArray[np.float64] | None = (lev[free] + 1.0).astype(np.float64)
@@ -150,15 +174,19 @@ def _charge_bound(rt: RowTypes, k: int, report: Progress, max_nonzeros: int,
 
 
 def _build(keys: PatternKeys, lv: Levels, n: IntArray, k: int, free: NDArray[np.bool_],
-           max_nonzeros: int) -> Program | None:
-    """The LP over the free charges (columns ``0 .. free.sum() - 1``), or ``None`` past
-    ``max_nonzeros``."""
+           max_nonzeros: int) -> tuple[Program, float] | None:
+    """The LP over the free charges (columns ``0 .. free.sum() - 1``) and its competition
+    (module docstring), or ``None`` past ``max_nonzeros``."""
     lev = lv.L
     lp = Program()
+    options = np.zeros(keys.t, dtype=np.int64)   # buckets of each free row type
+    buckets, rows = 0, 0
     ub = np.where(free, lev + 1.0, lev.astype(np.float64))
     var = np.full(keys.t, -1, dtype=np.int64)
     var[free] = lp.columns(int(free.sum()), 0.0, (lev[free] + 1.0).astype(np.float64))
     for s, member, bucket, nb in _level_buckets(keys, lv, n, k):
+        options += np.bincount(member[free[member]], minlength=keys.t)
+        buckets, rows = buckets + nb, rows + int(n[member].sum())
         tight = top_sums(bucket, ub[member] - s, n[member], k, nb) > 0
         if not tight.all():  # the charges' upper ends already fit: no constraint needed
             keep = tight[bucket]
@@ -187,7 +215,8 @@ def _build(keys: PatternKeys, lv: Levels, n: IntArray, k: int, free: NDArray[np.
         lp.entries(zero, mu_0, -1.0)
         if lp.nnz > max_nonzeros:
             return None
-    return lp
+    used = options[options > 0]
+    return lp, (float(used.mean()) * buckets * k / rows if len(used) else 0.0)
 
 
 def _buckets(keys: PatternKeys, mask: int, rows: IntArray, n: IntArray, k: int
