@@ -152,3 +152,38 @@ def test_the_level_start_of_an_implied_model_forms_classes_that_satisfy_it(
         assert holds(model, rt, plan.class_key_counts(rt.s))[starred].all()
         checked += int(starred.sum())
     assert checked >= 20
+
+
+def test_competition_by_hand() -> None:
+    """Rows (0,0) u0, (0,1) u1, (1,1) u0, l = 2, level 1: the buckets "col 0 = 0" and "col 1
+    = 1" each hold 2 free rows of 2 values (fill 2 / l = 1); the cells lie in 1, 2 and 1 of
+    them: competition 4/3."""
+    from starmin.algorithms.heuristic._level_lp import Buckets, competition
+
+    rt = from_rows([[0, 0], [0, 1], [1, 1]], sa=[0, 1, 0])
+    free = rt.counts.astype(np.int64)
+    bk = Buckets(PatternKeys(rt.codes), free, 2, masks_of_level(2, 1))
+    assert bk.size == 2
+    assert competition(bk, free, 2) == pytest.approx(4 / 3)
+
+
+def test_a_competed_lp_is_left_to_the_greedy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Above the competition limit the placement LP and the distinct LP form no classes and
+    leave ``free`` as it was; without the limit they form classes."""
+    from starmin.algorithms.heuristic import _level_lp
+    from starmin.algorithms.heuristic._distinct_lp import distinct_lp_classes
+    from starmin.models import DistinctLDiversity
+
+    rt = random_table(7, 80, 4, values=[2, 3, 2, 4], s=3)
+    pk = PatternKeys(rt.codes)
+    free = _free(rt.counts, 2)
+    before = free.copy()
+    judge = merge_repair.make_judge(DistinctLDiversity(2), rt)
+    monkeypatch.setattr(_level_lp, "MIN_NONZEROS_COMPETED", 0)
+    monkeypatch.setattr(_level_lp, "MAX_COMPETITION", 0.5)
+    assert level_lp_classes(pk, free, 2, 1, 4) is None
+    assert distinct_lp_classes(pk, free, 2, judge, 1, 4) is None
+    assert np.array_equal(free, before)
+    monkeypatch.setattr(_level_lp, "MAX_COMPETITION", float("inf"))
+    assert level_lp_classes(pk, free.copy(), 2, 1, 4)
+    assert distinct_lp_classes(pk, free, 2, judge, 1, 4)

@@ -79,6 +79,7 @@ from starmin.algorithms.heuristic._level_lp import (
     Buckets,
     FloatArray,
     Group,
+    competed,
     take_rounded,
     whole_passing,
 )
@@ -109,13 +110,15 @@ def distinct_lp_classes(patterns: PatternKeys, free: IntArray, l: int, judge: Ju
                         m: int, *, max_nonzeros: int = MAX_NONZEROS,
                         max_iterations: int = MAX_ITERATIONS) -> list[Group] | None:
     """The classes the placement LP forms at level ``j`` (module docstring), their rows taken
-    out of ``free`` (``(t_in, s)``), each passing ``judge``; ``None`` when a work limit
-    stops it (``free`` unchanged)."""
+    out of ``free`` (``(t_in, s)``), each passing ``judge``; ``None`` when a work limit or
+    its competition (:func:`._level_lp.competition`) stops it (``free`` unchanged)."""
     bk = Buckets(patterns, free, l, masks_of_level(m, j), max_nonzeros)
     if bk.over or nonzeros(bk) > max_nonzeros:
         return None
     if bk.size == 0:
         return []
+    if competed(bk, free, l, nonzeros(bk)):
+        return None
     y = _solve(bk, free, l, max_iterations)
     if y is None:
         return None

@@ -40,6 +40,17 @@ on these LPs is about 10x faster than its dual simplex (adult, l = 3, level 1: 2
 ``max_nonzeros`` nonzeros is not built. Either limit leaves the level to the greedy. Both are
 work limits: the result never depends on the clock.
 
+Competition (stop 34, as for pattern-packing's bucket LP, :mod:`._bucket_lp`): the free cells'
+mean number of buckets over the buckets' mean fill (free rows / ``l``). Where every cell lies
+in many buckets that barely hold a class, the LP is a fractional packing and its solvers slow
+down sharply; an LP of at least :data:`MIN_NONZEROS_COMPETED` nonzeros whose competition
+exceeds :data:`MAX_COMPETITION` is not solved (the greedy forms the level's classes), here and
+in the distinct LP of :mod:`._distinct_lp`. On adult (8 QIs, occupation, l = 2..6) it is
+0.6-1.8. On uniform random tables (``bench/auto_budget.py --shapes``) the slow LPs had 5.1-8.2:
+5,000 rows x 7 QIs of 5 values, l = 3, level 2, 17 CPU s (interior point) and 12.5 s (the
+distinct LP, stopped at its iteration limit); 2,000 x 6 x 4, l = 5, 8 s; 3,000 x 12 x 2,
+distinct l = 3, 4.9 s.
+
 Guarantee: **heuristic** (a start for merge-repair, which repairs and verifies the release).
 """
 
@@ -75,6 +86,28 @@ MAX_ITERATIONS = 100_000
 """Iterations per LP, HiGHS's interior point and the simplex iterations of its crossover each
 (adult, l = 2..6: under 30 interior-point iterations; where HiGHS solves the presolved LP by
 simplex, l = 2 at level 1, 12,471 iterations in 0.9 s)."""
+
+
+MAX_COMPETITION = 4.0
+"""A placement LP whose :func:`competition` exceeds this is not solved (module docstring)."""
+MIN_NONZEROS_COMPETED = 20_000
+"""Smaller placement LPs are solved whatever their competition."""
+
+
+def competition(bk: Buckets, free: IntArray, l: int) -> float:
+    """The free cells' mean number of buckets (among those holding them) over the buckets'
+    mean free rows / ``l`` (module docstring); 0 without buckets."""
+    if not bk.size:
+        return 0.0
+    _, per_cell = np.unique(bk.v * bk.s + bk.u, return_counts=True)
+    fill = float(free[bk.v, bk.u].sum()) / bk.size / l
+    return float(per_cell.mean()) / fill
+
+
+def competed(bk: Buckets, free: IntArray, l: int, nonzeros: int) -> bool:
+    """Whether the LP over ``bk`` (of ``nonzeros``) is left to the greedy for its
+    :func:`competition`."""
+    return nonzeros >= MIN_NONZEROS_COMPETED and competition(bk, free, l) > MAX_COMPETITION
 
 
 def work(counts: IntArray, l: int, m: int, lp_levels: int = LP_LEVELS) -> float:
@@ -210,12 +243,15 @@ def level_lp_classes(patterns: PatternKeys, free: IntArray, l: int, j: int, m: i
                      max_nonzeros: int = MAX_NONZEROS, max_iterations: int = MAX_ITERATIONS
                      ) -> list[Group] | None:
     """The classes the placement LP forms at level ``j`` (module docstring), their rows taken
-    out of ``free`` (``(t_in, s)``); ``None`` when a work limit stops it (``free`` unchanged)."""
+    out of ``free`` (``(t_in, s)``); ``None`` when a work limit or its competition stops it
+    (``free`` unchanged)."""
     bk = Buckets(patterns, free, l, masks_of_level(m, j), max_nonzeros)
     if bk.over or bk.nonzeros > max_nonzeros:
         return None
     if bk.size == 0:
         return []
+    if competed(bk, free, l, bk.nonzeros):
+        return None
     y = _solve(bk, free, l, max_iterations)
     if y is None:
         return None
