@@ -11,8 +11,14 @@ and each member's estimate and wall seconds. Infeasible instances are recorded a
 Writes ``bench/results/auto_budget.json`` and prints the runs over ``--flag`` CPU seconds
 (default 10) and the slowest run per size.
 
+With ``--shapes`` the tables are uniform random instead (``NxMxV``: ``N`` rows, ``M`` QIs of
+``V`` values each, a sensitive column of 8 values, seed 0 for every shape): tables without the
+structure of real data, on which LPs can be far slower per iteration than on adult's subsets.
+
     python bench/auto_budget.py                       # every size and model (a few minutes)
     python bench/auto_budget.py --rows 100 --models t0.2
+    python bench/auto_budget.py --shapes 2000x6x4 5000x9x4 --models k5 distinct-l3 \\
+        --out bench/results/auto_budget_random.json
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import polars as pl
 
 import starmin
@@ -62,11 +69,28 @@ MODELS: dict[str, PrivacyModel] = {
 ROWS = (20, 50, 100, 150, 300, 1000, 3000)
 
 
-def run(adult: pl.DataFrame, n: int, name: str) -> dict[str, Any]:
+def random_table(shape: str) -> pl.DataFrame:
+    """``NxMxV``: ``N`` rows of ``M`` uniform QIs ``q1..qM`` with ``V`` values and a sensitive
+    column ``s`` of 8 uniform values (seed 0)."""
+    try:
+        n, m, v = (int(x) for x in shape.lower().split("x"))
+    except ValueError:
+        raise SystemExit(f"--shapes: {shape!r} is not NxMxV, e.g. 5000x9x4") from None
+    rng = np.random.default_rng(0)
+    cols = {f"q{i + 1}": rng.integers(0, v, size=n).astype(str) for i in range(m)}
+    cols["s"] = rng.integers(0, 8, size=n).astype(str)
+    return pl.DataFrame(cols)
+
+
+def run(table: pl.DataFrame, n: int, name: str, shape: str | None = None) -> dict[str, Any]:
+    """One ``auto`` run: the first ``n`` rows of adult, or the random table of ``shape``."""
     model = MODELS[name]
-    schema = Schema(qi=QI8, sensitive=(SA,) if model.uses_sensitive else ())
-    rt = LocalEngine().to_row_types(adult.head(n), schema).row_types
+    qi, sa = (QI8, SA) if shape is None else (tuple(c for c in table.columns if c != "s"), "s")
+    schema = Schema(qi=qi, sensitive=(sa,) if model.uses_sensitive else ())
+    rt = LocalEngine().to_row_types(table.head(n), schema).row_types
     out: dict[str, Any] = {"rows": n, "model": name, "t_in": rt.t_in}
+    if shape is not None:
+        out["shape"] = shape
     c0 = time.process_time()
     try:
         plan = starmin.solve(rt, model)
@@ -88,34 +112,46 @@ def main() -> None:
     ap.add_argument("--models", nargs="+", default=list(MODELS), choices=list(MODELS))
     ap.add_argument("--flag", type=float, default=10.0,
                     help="print the runs over this many CPU seconds (default 10)")
+    ap.add_argument("--shapes", nargs="+", metavar="NxMxV",
+                    help="uniform random tables instead of adult (then --rows is ignored)")
     ap.add_argument("--out", type=Path, default=OUT)
     ns = ap.parse_args()
-    adult = pl.read_csv(ADULT, separator=";", infer_schema=False)
+    tables = ([(random_table(sh), sh) for sh in ns.shapes] if ns.shapes else
+              [(pl.read_csv(ADULT, separator=";", infer_schema=False), None)])
     results: dict[str, Any] = {
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
                     "load_start": os.getloadavg()[0]},
         "budget_units": BUDGET,
         "started": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "runs": []}
-    for n in ns.rows:
+    sizes = [(t, sh, t.height) for t, sh in tables] if ns.shapes else \
+        [(tables[0][0], None, n) for n in ns.rows]
+    for table, shape, n in sizes:
         for name in ns.models:
-            r = run(adult, n, name)
+            r = run(table, n, name, shape)
             results["runs"].append(r)
-            print(f"{n} rows, {name}: {r.get('method', 'infeasible')} {r.get('stars', '')} "
-                  f"({r['cpu_s']:.2f} CPU s, {r.get('spent', 0)} units)", flush=True)
+            print(f"{_label(shape, n)}, {name}: {r.get('method', 'infeasible')} "
+                  f"{r.get('stars', '')} ({r['cpu_s']:.2f} CPU s, {r.get('spent', 0)} units)",
+                  flush=True)
     results["machine"]["load_end"] = os.getloadavg()[0]
     write_json(ns.out, results)
     over = [r for r in results["runs"] if r["cpu_s"] > ns.flag]
     print(f"\n{len(over)} of {len(results['runs'])} runs over {ns.flag:g} CPU s"
-          + "".join(f"\n  {r['rows']} rows, {r['model']}: {r['cpu_s']} s, {r.get('members')}"
-                    for r in over))
-    print("\n| rows | slowest model | its CPU s | its method | median CPU s |")
-    print("|---:|---|---:|---|---:|")
-    for n in ns.rows:
-        rs = sorted((r for r in results["runs"] if r["rows"] == n), key=lambda r: r["cpu_s"])
+          + "".join(f"\n  {_label(r.get('shape'), r['rows'])}, {r['model']}: {r['cpu_s']} s, "
+                    f"{r.get('members')}" for r in over))
+    print(f"\n| {'table' if ns.shapes else 'rows'} | slowest model | its CPU s | its method "
+          f"| median CPU s |")
+    print("|---|---|---:|---|---:|")
+    for _, shape, n in sizes:
+        rs = sorted((r for r in results["runs"] if r["rows"] == n and r.get("shape") == shape),
+                    key=lambda r: r["cpu_s"])
         if rs:
             top = rs[-1]
-            print(f"| {n:,} | {top['model']} | {top['cpu_s']:.2f} | "
+            print(f"| {shape or f'{n:,}'} | {top['model']} | {top['cpu_s']:.2f} | "
                   f"{top.get('method', 'infeasible')} | {rs[len(rs) // 2]['cpu_s']:.2f} |")
+
+
+def _label(shape: str | None, n: int) -> str:
+    return shape or f"{n} rows"
 
 
 if __name__ == "__main__":
