@@ -23,19 +23,25 @@ load): the LP is not built into HiGHS above ``max_vars`` variables, and HiGHS st
 either way the level is left to the greedy packing. HiGHS's dual simplex is serial and
 deterministic: the same LP gives the same iterations and the same solution on every run.
 
-Competition (a structural limit, stop 34). The LP is a fractional packing of buckets, and it
-is fractional where every free row type lies in many buckets that each barely hold ``k``
-rows: then ``y = 1 / options`` covers every row and no bucket is used whole. ``competition``
-is the free row types' mean number of buckets over the buckets' mean fill (rows free or
-lendable, over ``k``). On adult (k = 2..10, 8 and 9 QIs, levels 1-3) it is 0.6-3.7, once 4.08
-(9 QIs, k = 10, level 3; skipped now: 43,974 -> 44,109 stars, 4.4 CPU s saved), and the LPs
-are nearly integral at 0.01-0.18 ms per simplex iteration; on uniform random tables (2,000 to
-8,000 rows, 6-12 QIs of 2-6 values, k = 3..10) the slow LPs had 4.2-13.4: their optima used
-0-6 % of their buckets whole (2,000 x 6 QIs of 4 values, k = 5, level 2: ``y = 1`` on 6
-buckets, fractional on 741), at 0.3-0.8 ms per iteration, 12-32 CPU s per level, and five of
-eight stopped at ``max_iterations`` with nothing. So an LP of at least
-:data:`MIN_VARS_COMPETED` variables whose competition exceeds ``max_competition`` (4 by
-default) is not solved; the greedy packs the level (``bench/auto_budget.py --shapes``).
+Crowding (a structural limit, stop 34). The LP is a fractional packing of buckets, and it is
+fractional where every free row type lies in many buckets that each barely hold ``k`` rows:
+then ``y = 1 / options`` covers every row and no bucket is used whole, and HiGHS's dual
+simplex slows down per iteration as well. *Competition* is the free row types' mean number
+of buckets over the buckets' mean fill (rows free or lendable, over ``k``); *crowding* is the
+LP's variables times competition to the fourth. An LP whose crowding exceeds
+``max_crowding`` (:data:`MAX_CROWDING`, 1.4 million) is not solved; the greedy packs the
+level. Fitted on 25 LPs (``docs/algorithms/pattern-packing.md``): adult's (k = 2..10, 8 and
+9 QIs, levels 1-3) have competition 0.6-3.3 and crowding up to 0.95 million, are nearly
+integral and take 0.01-0.18 ms per simplex iteration, except 9 QIs' level 3 for k = 5 (3.69,
+3.2 million) and k = 10 (4.08, 7.1 million), skipped now (direct pattern-packing 34,818 ->
+34,838 and 43,974 -> 44,109 stars; ``auto`` runs the level-1 LP alone there anyway). On
+uniform random tables (2,000 to 8,000 rows, 6-12 QIs of 2-6 values, k = 3..10) the slow LPs
+had competition 3.2-13.4 and crowding 1.7 million and up: their optima used 0-13 % of their
+buckets whole (2,000 x 6 QIs of 4 values, k = 5, level 2: ``y = 1`` on 6 buckets, fractional
+on 741), at 0.3-0.8 ms per iteration, 12-32 CPU s per level, and most stopped at
+``max_iterations`` with nothing. A rule on the LP's shape, measured before it is solved: it
+holds on every machine, but it is no proof that a skipped LP would have been slow or useless
+(``bench/auto_budget.py --shapes`` looks for tables where ``auto`` is slow).
 
 Complexity: building ``O(C(m, j) (f + d) log)`` for ``f`` free and ``d`` lending row types;
 the LP has ``x + z + y`` variables and as many constraints. Iterations were 0.5-1 per variable
@@ -56,11 +62,9 @@ from starmin.algorithms.heuristic.pattern_keys import IntArray
 
 Bucket = tuple[int, int]
 
-MAX_COMPETITION = 4.0
-"""Default largest :attr:`_Model.competition` of a bucket LP that is solved (module
-docstring)."""
-MIN_VARS_COMPETED = 2_000
-"""Smaller bucket LPs are solved whatever their competition (they take milliseconds)."""
+MAX_CROWDING = 1_400_000.0
+"""Default largest crowding (variables x competition^4, :meth:`_Model.crowding`) of a bucket
+LP that is solved (module docstring)."""
 
 
 def _cat(parts: list[IntArray]) -> IntArray:
@@ -148,6 +152,10 @@ class _Model:
         if len(self.zc):
             rows = rows + np.bincount(self.zb, weights=self.zcap, minlength=nb)
         return float(options[options > 0].mean() / (rows.mean() / a.k))
+
+    def crowding(self, a: Assignment) -> float:
+        """The variables times :meth:`competition` to the fourth (module docstring)."""
+        return self.size * self.competition(a) ** 4
 
 
 def _solve(a: Assignment, M: _Model, j: int, penalty: float, max_iterations: int
@@ -240,12 +248,12 @@ def _feasible(a: Assignment, wanted: list[tuple[int, int | None, int]]
 
 def lp_pack_level(a: Assignment, j: int, masks: list[int], *, penalty: float, max_extra: int,
                   max_vars: int, max_iterations: int,
-                  max_competition: float = MAX_COMPETITION, progress: Progress = silent
+                  max_crowding: float = MAX_CROWDING, progress: Progress = silent
                   ) -> tuple[int, int | None, str]:
     """Round the level-``j`` bucket LP into new classes. Returns ``(LP variables, classes
     opened, "")``; ``(variables, None, why)`` when skipped: over ``max_vars`` (then the
     variables counted before building stopped, ``> max_vars``), its competition over
-    ``max_competition`` (module docstring), or HiGHS failed or reached ``max_iterations``
+    ``max_crowding`` (module docstring), or HiGHS failed or reached ``max_iterations``
     simplex iterations. While HiGHS runs, ``progress`` hears how long
     (:func:`starmin.algorithms._progress.heartbeat`)."""
     if not (a.free > 0).any():
@@ -255,8 +263,9 @@ def lp_pack_level(a: Assignment, j: int, masks: list[int], *, penalty: float, ma
         return M.size, None, f"over lp_max_vars={max_vars:,}"
     if not M.buckets:
         return 0, 0, ""
-    if M.size >= MIN_VARS_COMPETED and (c := M.competition(a)) > max_competition:
-        return M.size, None, f"competition {c:.1f} > lp_max_competition={max_competition:g}"
+    if (c := M.crowding(a)) > max_crowding:
+        return M.size, None, (f"crowding {c:,.0f} > lp_max_crowding={max_crowding:,.0f}, "
+                              f"competition {M.competition(a):.2f}")
     progress(f"bucket LP, level {j}: {M.size:,} variables, at most {max_iterations:,} "
              f"simplex iterations")
     meter = Meter(progress, f"bucket LP, level {j}", "simplex iterations", max_iterations)

@@ -39,7 +39,7 @@ Complexity: level ``j`` groups the free row types by each of the ``C(m, j)`` pat
 ``O(C(m, j) f_j log f_j)`` for ``f_j`` free row types, plus ``O(I_j log I_j)`` heap work for the
 ``I_j <= C(m, j) f_j`` (row type, bucket) incidences; borrowing adds ``O(C(m, j) (f_j + d_j)
 log)`` for ``d_j`` lending row types; the bucket LP (at most ``lp_max_vars`` variables and
-``lp_max_iterations`` simplex iterations and ``lp_max_competition``, else skipped) is one
+``lp_max_iterations`` simplex iterations and ``lp_max_crowding``, else skipped) is one
 HiGHS simplex solve. Levels
 stop when no row is free; past ``max_patterns`` patterns per level the rest falls back to
 lexicographic runs of ``k`` rows. Memory ``O(t_in + I_j)``. Measured (2 shared cores, load
@@ -66,7 +66,7 @@ import numpy as np
 from starmin.algorithms.base import Algorithm, AutoRun, Progress, silent
 from starmin.algorithms.heuristic import _level_steps as steps
 from starmin.algorithms.heuristic._assignment import Assignment
-from starmin.algorithms.heuristic._bucket_lp import MAX_COMPETITION, lp_pack_level
+from starmin.algorithms.heuristic._bucket_lp import MAX_CROWDING, lp_pack_level
 from starmin.algorithms.heuristic._leftovers import chunk_free_rows, place_leftovers
 from starmin.algorithms.heuristic.pattern_keys import PatternKeys, masks_of_level
 from starmin.data.rowtypes import RowTypes
@@ -132,7 +132,7 @@ def supports(model: PrivacyModel, rt: RowTypes) -> str | None:
 def pack(rt: RowTypes, k: int, *, seed: int = 0, borrow_slack: float = 0.5,
          max_patterns: int = MAX_PATTERNS, lp_levels: int = LP_LEVELS,
          lp_max_vars: int = LP_MAX_VARS, lp_max_iterations: int = LP_MAX_ITERATIONS,
-         lp_max_competition: float = MAX_COMPETITION, progress: Progress = silent
+         lp_max_crowding: float = MAX_CROWDING, progress: Progress = silent
          ) -> Assignment:
     """Run the levels and return the final :class:`Assignment` (every row placed)."""
     a = Assignment(PatternKeys(rt.codes), rt.sizes, k)
@@ -152,7 +152,7 @@ def pack(rt: RowTypes, k: int, *, seed: int = 0, borrow_slack: float = 0.5,
         if j <= lp_levels:
             size, opened, why = lp_pack_level(
                 a, j, masks, penalty=j + 1.0, max_extra=1, max_vars=lp_max_vars,
-                max_iterations=lp_max_iterations, max_competition=lp_max_competition,
+                max_iterations=lp_max_iterations, max_crowding=lp_max_crowding,
                 progress=progress)
             progress(f"{NAME}: level {j}: bucket LP (" + (
                 f"more than {lp_max_vars:,}" if size > lp_max_vars else f"{size:,}")
@@ -176,16 +176,16 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     Options: ``borrow_slack`` (float, default 0.5; negative disables borrowing),
     ``max_patterns`` (default 5000), ``lp_levels`` (default 3; 0 disables the bucket LP),
     ``lp_max_vars`` (default 120,000), ``lp_max_iterations`` (simplex iterations per LP,
-    default 40,000), ``lp_max_competition`` (default 4: a bucket LP of at least 2,000
-    variables whose free row types lie in more buckets than this times the buckets' fill is
-    not solved, :mod:`._bucket_lp`), ``bounds`` (default True: compute the lower bounds of
+    default 40,000), ``lp_max_crowding`` (default 1.4 million: a bucket LP whose variables
+    times its competition to the fourth exceed this is not solved, :mod:`._bucket_lp`),
+    ``bounds`` (default True: compute the lower bounds of
     :func:`starmin.algorithms.bounds.k_anonymity_lower_bounds` and the charge LP of
     :func:`starmin.algorithms.charge_bound.charge_lower_bound` for ``plan.lower_bound``, so
     ``auto`` may stop after this run when it is proven within 1 % of the optimum).
     Deterministic for a given ``seed`` (it only breaks ties) on every machine under any load:
-    the LP limits count variables and iterations, never seconds. Raises ``Infeasible`` when
-    ``k > n`` and ``InvalidInput`` for a model other than :class:`KAnonymity`, for an unknown
-    option, and for the removed ``lp_time_limit``.
+    the LP limits count variables and iterations and measure the LP's shape, never seconds.
+    Raises ``Infeasible`` when ``k > n`` and ``InvalidInput`` for a model other than
+    :class:`KAnonymity`, for an unknown option, and for the removed ``lp_time_limit``.
     """
     reason = supports(model, rt)
     if reason is not None:
@@ -198,7 +198,7 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
                            "on the machine's speed): use lp_max_iterations, a number of "
                            "simplex iterations")
     known = {"borrow_slack", "max_patterns", "lp_levels", "lp_max_vars", "lp_max_iterations",
-             "lp_max_competition", "bounds"}
+             "lp_max_crowding", "bounds"}
     unknown = set(options) - known
     if unknown:
         raise InvalidInput(f"unknown option(s) {sorted(unknown)} for {NAME}: use "
@@ -209,7 +209,7 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
              lp_levels=int(options.get("lp_levels", LP_LEVELS)),
              lp_max_vars=int(options.get("lp_max_vars", LP_MAX_VARS)),
              lp_max_iterations=int(options.get("lp_max_iterations", LP_MAX_ITERATIONS)),
-             lp_max_competition=float(options.get("lp_max_competition", MAX_COMPETITION)),
+             lp_max_crowding=float(options.get("lp_max_crowding", MAX_CROWDING)),
              progress=report)
     certificate: dict[str, Any] = {"pattern_stars": a.stars, "seed": seed}
     lower = None
