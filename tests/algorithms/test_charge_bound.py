@@ -142,3 +142,17 @@ def test_not_solved_above_its_competition(monkeypatch: pytest.MonkeyPatch) -> No
     solved = charge_lower_bound(rt, 5, max_competition=float("inf"))
     assert solved is not None
     assert solved >= k_anonymity_lower_bounds(rt, 5)["best"]
+
+
+def test_a_crowded_lp_gets_fewer_iterations(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Above ``CROWDED`` competition HiGHS gets ``CROWDED_ITERATIONS``: with one iteration
+    the LP stops and gives no bound; below it the same LP is solved."""
+    from starmin.algorithms import charge_bound
+    from starmin.algorithms.charge_bound import MAX_ITERATIONS, MAX_NONZEROS, _charge_bound
+
+    rt = random_table(5, 300, 6, values=4)
+    monkeypatch.setattr(charge_bound, "CROWDED_ITERATIONS", 1)
+    monkeypatch.setattr(charge_bound, "CROWDED", 0.0)
+    assert _charge_bound(rt, 3, print, MAX_NONZEROS, MAX_ITERATIONS) is None
+    monkeypatch.setattr(charge_bound, "CROWDED", float("inf"))
+    assert _charge_bound(rt, 3, print, MAX_NONZEROS, MAX_ITERATIONS) is not None

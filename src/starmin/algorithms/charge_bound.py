@@ -51,7 +51,12 @@ the LP is built (its bounds unchanged). On uniform random tables (``bench/auto_b
 (k = 3..10) each ran into :data:`MAX_ITERATIONS` and gave no bound after 7.8-19 CPU s; those
 of 3.2-5.2 (k = 2 and 3) were solved in 0.05-0.9 s, and one of 8.8 (3,000 rows, 12 binary
 QIs, k = 3; 0.14 s, bound 3,462) is now skipped too: a rule on the LP's shape, measured
-before solving, not a proof that the skipped LP would have stopped.
+before solving, not a proof that the skipped LP would have stopped. Between
+:data:`CROWDED` (3) and the limit HiGHS gets :data:`CROWDED_ITERATIONS` (12,000) iterations
+instead of 40,000: the random tables' LPs there that finished needed 1,573-9,881 (one
+18,504, 4,000 x 8 QIs of 3 values, k = 3: no bound now), those that did not (6,000 x 5 QIs
+of 8 values, k = 3 and 5, competition 3.3 and 4.5) took 16-19 CPU s to stop at 40,000;
+adult's (competition at most 2.85) keep 40,000 (k = 2 needs 29,057).
 
 Buckets whose constraint already holds at the charges' upper ends are left out (a quarter
 of them on adult, k = 2; the LP took 3.8 instead of 4.9 s).
@@ -92,6 +97,11 @@ MAX_COMPETITION = 6.0
 """A charge LP whose competition (module docstring) exceeds this is not solved."""
 MIN_NONZEROS_COMPETED = 20_000
 """Smaller charge LPs are solved whatever their competition."""
+CROWDED = 3.0
+"""Above this competition (and at most :data:`MAX_COMPETITION`) HiGHS gets at most
+:data:`CROWDED_ITERATIONS` simplex iterations."""
+CROWDED_ITERATIONS = 12_000
+"""The iteration limit of a charge LP whose competition exceeds :data:`CROWDED`."""
 MAX_ITERATIONS = 40_000
 """HiGHS's simplex iteration limit; a stopped LP gives no bound (adult k = 2 needs 29,000;
 an iteration cost 0.13 ms there and 0.5 ms at k = 3's size)."""
@@ -158,6 +168,8 @@ def _charge_bound(rt: RowTypes, k: int, report: Progress, max_nonzeros: int,
         report(f"bounds: no charge LP (its competition {competition:.1f} is over "
                f"{max_competition:g}: row types in many buckets of about k rows)")
         return None
+    if competition > CROWDED:
+        max_iterations = min(max_iterations, CROWDED_ITERATIONS)
     if lp.n_rows == 0:  # no bucket can fail: every free charge at its upper end
         a: NDArray[np.float64] | None = (lev[free] + 1.0).astype(np.float64)
     else:
