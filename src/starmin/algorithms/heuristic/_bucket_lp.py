@@ -252,7 +252,7 @@ def lp_pack_level(a: Assignment, j: int, masks: list[int], *, penalty: float, ma
                   ) -> tuple[int, int | None, str]:
     """Round the level-``j`` bucket LP into new classes. Returns ``(LP variables, classes
     opened, "")``; ``(variables, None, why)`` when skipped: over ``max_vars`` (then the
-    variables counted before building stopped, ``> max_vars``), its competition over
+    variables counted before building stopped, ``> max_vars``), its crowding over
     ``max_crowding`` (module docstring), or HiGHS failed or reached ``max_iterations``
     simplex iterations. While HiGHS runs, ``progress`` hears how long
     (:func:`starmin.algorithms._progress.heartbeat`)."""

@@ -35,17 +35,17 @@ between classes, Bredereck et al. Sec. 4 -- only counts per row type are handled
 Each class is released as its suppressor (never more stars than its pattern); classes with
 equal suppressors merge (still k-anonymous).
 
-Complexity: level ``j`` groups the free row types by each of the ``C(m, j)`` patterns,
-``O(C(m, j) f_j log f_j)`` for ``f_j`` free row types, plus ``O(I_j log I_j)`` heap work for the
-``I_j <= C(m, j) f_j`` (row type, bucket) incidences; borrowing adds ``O(C(m, j) (f_j + d_j)
-log)`` for ``d_j`` lending row types; the bucket LP (at most ``lp_max_vars`` variables and
-``lp_max_iterations`` simplex iterations and ``lp_max_crowding``, else skipped) is one
-HiGHS simplex solve. Levels
-stop when no row is free; past ``max_patterns`` patterns per level the rest falls back to
-lexicographic runs of ``k`` rows. Memory ``O(t_in + I_j)``. Measured (2 shared cores, load
-2-5): adult (30,162 rows, t_in 19,502, m 9) 1.5-8 s for k = 2..5 and 14-31 s for k = 10 with
-the LP, about 1-3 s without (``lp_levels=0``); synthetic census 1M rows (t_in 289,675; LPs
-over the size limit at levels 1-2) 11-27 s at load 2-4, up to 2 minutes at load 5.5.
+Complexity: level ``j`` groups the free row types by each of the ``C(m, j)`` patterns, ``O(C(m,
+j) f_j log f_j)`` for ``f_j`` free row types, plus ``O(I_j log I_j)`` heap work for the ``I_j
+<= C(m, j) f_j`` (row type, bucket) incidences; borrowing adds ``O(C(m, j) (f_j + d_j) log)``
+for ``d_j`` lending row types; the bucket LP (at most ``lp_max_vars`` variables,
+``lp_max_iterations`` simplex iterations and ``lp_max_crowding``, else skipped) is one HiGHS
+simplex solve. Levels stop when no row is free; past ``max_patterns`` patterns per level the
+rest falls back to lexicographic runs of ``k`` rows. Memory ``O(t_in + I_j)``. Measured (2
+shared cores, load 2-5): adult (30,162 rows, t_in 19,502, m 9) 1.5-8 s for k = 2..5 and 14-31 s
+for k = 10 with the LP, about 1-3 s without (``lp_levels=0``); synthetic census 1M rows (t_in
+289,675; LPs over the size limit at levels 1-2) 11-27 s at load 2-4, up to 2 minutes at load
+5.5.
 
 References
 ----------
