@@ -87,6 +87,7 @@ from numpy.typing import NDArray
 from starmin.algorithms.base import Progress, silent
 from starmin.algorithms.bounds import Levels, bucket_members, pattern_levels, top_sums
 from starmin.algorithms.charge_lp import GRID, Program, ceil_ticks, solve, to_ticks
+from starmin.algorithms.competition import competition
 from starmin.algorithms.heuristic.pattern_keys import IntArray, PatternKeys, masks_of_level
 from starmin.data.rowtypes import RowTypes
 
@@ -227,8 +228,7 @@ def _build(keys: PatternKeys, lv: Levels, n: IntArray, k: int, free: NDArray[np.
         lp.entries(zero, mu_0, -1.0)
         if lp.nnz > max_nonzeros:
             return None
-    used = options[options > 0]
-    return lp, (float(used.mean()) * buckets * k / rows if len(used) else 0.0)
+    return lp, competition(options, rows, buckets, k)
 
 
 def _buckets(keys: PatternKeys, mask: int, rows: IntArray, n: IntArray, k: int

@@ -57,14 +57,15 @@ from numpy.typing import NDArray
 
 from starmin.algorithms._progress import Meter, heartbeat
 from starmin.algorithms.base import Progress, silent
+from starmin.algorithms.competition import competition
 from starmin.algorithms.heuristic._assignment import Assignment
 from starmin.algorithms.heuristic.pattern_keys import IntArray
 
 Bucket = tuple[int, int]
 
 MAX_CROWDING = 1_400_000.0
-"""Default largest crowding (variables x competition^4, :meth:`_Model.crowding`) of a bucket
-LP that is solved (module docstring)."""
+"""Default largest crowding (variables x :meth:`_Model.competition` to the fourth) of a
+bucket LP that is solved (module docstring)."""
 
 
 def _cat(parts: list[IntArray]) -> IntArray:
@@ -143,19 +144,10 @@ class _Model:
 
     def competition(self, a: Assignment) -> float:
         """The mean number of buckets of a free row type that has one, over the buckets'
-        mean fill ``(free + lendable rows) / k`` (module docstring); 0 without buckets."""
-        nb = len(self.buckets)
-        if not nb or not len(self.xt):
-            return 0.0
+        mean fill ``(free + lendable rows) / k`` (:mod:`starmin.algorithms.competition`)."""
         options = np.bincount(np.searchsorted(self.free, self.xt), minlength=len(self.free))
-        rows = np.bincount(self.xb, weights=a.free[self.xt], minlength=nb)
-        if len(self.zc):
-            rows = rows + np.bincount(self.zb, weights=self.zcap, minlength=nb)
-        return float(options[options > 0].mean() / (rows.mean() / a.k))
-
-    def crowding(self, a: Assignment) -> float:
-        """The variables times :meth:`competition` to the fourth (module docstring)."""
-        return self.size * self.competition(a) ** 4
+        rows = float(a.free[self.xt].sum()) + float(self.zcap.sum() if len(self.zc) else 0)
+        return competition(options, rows, len(self.buckets), a.k)
 
 
 def _solve(a: Assignment, M: _Model, j: int, penalty: float, max_iterations: int
@@ -263,9 +255,10 @@ def lp_pack_level(a: Assignment, j: int, masks: list[int], *, penalty: float, ma
         return M.size, None, f"over lp_max_vars={max_vars:,}"
     if not M.buckets:
         return 0, 0, ""
-    if (c := M.crowding(a)) > max_crowding:
-        return M.size, None, (f"crowding {c:,.0f} > lp_max_crowding={max_crowding:,.0f}, "
-                              f"competition {M.competition(a):.2f}")
+    c = M.competition(a)
+    if (crowding := M.size * c ** 4) > max_crowding:
+        return M.size, None, (f"crowding {crowding:,.0f} > lp_max_crowding="
+                              f"{max_crowding:,.0f}, competition {c:.2f}")
     progress(f"bucket LP, level {j}: {M.size:,} variables, at most {max_iterations:,} "
              f"simplex iterations")
     meter = Meter(progress, f"bucket LP, level {j}", "simplex iterations", max_iterations)

@@ -64,6 +64,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from starmin.algorithms.approx.tp_phases import phase_one_heights
+from starmin.algorithms.competition import competition as _competition
 from starmin.algorithms.heuristic._merge_state import Judge
 from starmin.algorithms.heuristic.pattern_keys import (
     IntArray,
@@ -96,12 +97,9 @@ MIN_NONZEROS_COMPETED = 20_000
 
 def competition(bk: Buckets, free: IntArray, l: int) -> float:
     """The free cells' mean number of buckets (among those holding them) over the buckets'
-    mean free rows / ``l`` (module docstring); 0 without buckets."""
-    if not bk.size:
-        return 0.0
+    mean free rows / ``l`` (:mod:`starmin.algorithms.competition`)."""
     _, per_cell = np.unique(bk.v * bk.s + bk.u, return_counts=True)
-    fill = float(free[bk.v, bk.u].sum()) / bk.size / l
-    return float(per_cell.mean()) / fill
+    return _competition(per_cell, float(free[bk.v, bk.u].sum()), bk.size, l)
 
 
 def competed(bk: Buckets, free: IntArray, l: int, nonzeros: int) -> bool:
