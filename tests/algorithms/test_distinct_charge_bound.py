@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import starmin
-from starmin.algorithms import charge_lp, l_charge_bound
+from starmin.algorithms import charge_generation, charge_lp
 from starmin.algorithms.distinct_charge_bound import distinct_charge_bound as bound_of
 from starmin.algorithms.diversity_levels import last_level, levels
 from starmin.algorithms.exact import brute_force
@@ -77,8 +77,8 @@ def test_never_above_the_optimum_and_above_the_other_bounds_often() -> None:
 def test_the_smaller_lp_is_a_bound_too() -> None:
     for model, rt, opt in _solved()[:150]:
         q = 3 if model == DistinctLDiversity(3) else 2
-        small = _bound(rt, q, fixed_level=1)
-        full = _bound(rt, q, fixed_level=0)
+        small = _bound(rt, q, stages=("smaller",))
+        full = _bound(rt, q, stages=("full",))
         if small is not None:
             assert small <= opt and (full is None or small <= full)
 
@@ -97,13 +97,13 @@ def test_a_literal_table_where_the_charges_reach_the_optimum() -> None:
 def test_the_check_rejects_raised_charges(monkeypatch: pytest.MonkeyPatch) -> None:
     rt = from_rows([[0, 0], [0, 1], [0, 1], [1, 1], [1, 1], [1, 1]], [0, 0, 1, 2, 2, 2])
     solve = charge_lp.solve
-    # the answer is settled (solved, gridded, checked) in l_charge_bound.settle
-    monkeypatch.setattr(l_charge_bound, "solve", shifted(solve, 0.3))
+    # the answer is settled (solved, gridded, checked) in charge_lp.settle
+    monkeypatch.setattr(charge_lp, "solve", shifted(solve, 0.3))
     assert _bound(rt, 2) is None
-    monkeypatch.setattr(l_charge_bound, "solve", shifted(solve, -1.0))
+    monkeypatch.setattr(charge_lp, "solve", shifted(solve, -1.0))
     lowered = _bound(rt, 2)
     assert lowered is not None and lowered < 6
-    monkeypatch.setattr(l_charge_bound, "solve", shifted(solve, 0.0))
+    monkeypatch.setattr(charge_lp, "solve", shifted(solve, 0.0))
     assert _bound(rt, 2) == 6
 
 
@@ -129,27 +129,67 @@ def test_reports_carry_it_for_the_distinct_value_models_only() -> None:
     assert rel.report["lower_bounds"]["distinct_charges"] == 6 == rel.report["stars"]
 
 
-def test_a_full_lp_that_stops_leaves_the_bound_to_the_smaller_one(
+def test_a_full_lp_that_stops_leaves_the_bound_to_the_next_stage(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """The full LP is tried first; when HiGHS stops on it (here: made to return nothing for
-    it) the smaller LP still gives its bound, as when the full LP is over its nonzero limit."""
+    it) bucket generation gives its bound, and when that stops too the smaller LP, as when
+    the LPs are over their nonzero limits."""
     from starmin.algorithms import distinct_charge_bound as dcb
 
     cases = [(rt, 3 if model == DistinctLDiversity(3) else 2) for model, rt, _ in _solved()]
     both = [(rt, q) for rt, q in cases[:120]
-            if _bound(rt, q, fixed_level=0) is not None
-            and _bound(rt, q, fixed_level=1) is not None]
+            if _bound(rt, q, stages=("full",)) is not None
+            and _bound(rt, q, stages=("generated",)) is not None
+            and _bound(rt, q, stages=("smaller",)) is not None]
     assert len(both) >= 10
-    real = dcb.settle
+    real = charge_lp.settle
     calls: list[str] = []
+    failing = {"distinct charge LP"}
 
-    def full_stops(lp: Any, cells: Any, iterations: int, report: Any, what: str,
-                   check: Any) -> int | None:
+    def stops(lp: Any, cells: Any, iterations: int, report: Any, what: str,
+              check: Any) -> int | None:
         calls.append(what)
-        return None if "fixed" not in what else real(lp, cells, iterations, report, what, check)
+        return None if what in failing else real(lp, cells, iterations, report, what, check)
 
-    monkeypatch.setattr(dcb, "settle", full_stops)
+    monkeypatch.setattr(dcb, "settle", stops)
+    monkeypatch.setattr(charge_generation, "settle", stops)
     for rt, q in both:
         calls.clear()
-        assert _bound(rt, q) == _bound(rt, q, fixed_level=1)
-        assert calls[0] == "distinct charge LP" and "fixed" in calls[1]
+        assert _bound(rt, q) == _bound(rt, q, stages=("generated",))
+        assert calls[0] == "distinct charge LP" and "generation" in calls[1]
+    failing.add("distinct charge LP by generation (repair)")
+    for rt, q in both:
+        calls.clear()
+        assert _bound(rt, q) == _bound(rt, q, stages=("smaller",))
+        assert "generation" in calls[1] and "fixed" in calls[2]
+
+
+def test_bucket_generation_is_a_bound_near_the_full_lp() -> None:
+    """Bucket generation (:mod:`starmin.algorithms.charge_generation`) is never above brute
+    force, never above the full LP (whose optimum it can only approach: its repair lowers a
+    relaxation's answer), and reaches it on most tables."""
+    reached = total = 0
+    for model, rt, opt in _solved():
+        q = 3 if model == DistinctLDiversity(3) else 2
+        got = _bound(rt, q, stages=("generated",))
+        full = _bound(rt, q, stages=("full",))
+        if got is None or full is None:
+            continue
+        assert got <= full <= opt, (model.name, got, full, opt)
+        total += 1
+        reached += got == full
+    assert total >= 200 and reached >= total * 0.8, (reached, total)
+
+
+def test_bucket_generation_repairs_what_its_seeded_lp_breaks() -> None:
+    """A table whose seeded LP (the buckets tight at the level charges) breaks buckets it
+    left out, so the repair LP runs and the checked answer is still at most brute force."""
+    reports: list[str] = []
+    for model, rt, opt in _solved():
+        q = 3 if model == DistinctLDiversity(3) else 2
+        reports.clear()
+        got = _bound(rt, q, progress=reports.append, stages=("generated",))
+        if any("breaks" in line and "breaks 0 " not in line for line in reports):
+            assert got is not None and got <= opt
+            return
+    raise AssertionError("no table's seeded LP broke a bucket")

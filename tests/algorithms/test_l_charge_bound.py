@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import starmin
-from starmin.algorithms import charge_lp, l_charge_bound
+from starmin.algorithms import charge_lp
 from starmin.algorithms.diversity_levels import last_level, levels
 from starmin.algorithms.exact import brute_force
 from starmin.algorithms.l_charge_bound import frequency_charge_bound
@@ -80,7 +80,7 @@ def test_never_above_the_optimum_and_above_the_other_bounds_somewhere(l: int) ->
 def test_the_smaller_lp_is_a_bound_too_and_the_fallback(l: int) -> None:
     checked = smaller = 0
     for seed, rt, opt in _solved(l):
-        full, fixed = _bound(rt, l, fixed_level=0), _bound(rt, l, fixed_level=1)
+        full, fixed = _bound(rt, l, stages=("full",)), _bound(rt, l, stages=("smaller",))
         if fixed is None:
             continue
         checked += 1
@@ -91,13 +91,30 @@ def test_the_smaller_lp_is_a_bound_too_and_the_fallback(l: int) -> None:
     assert checked >= 15 and smaller >= 1
 
 
+@pytest.mark.parametrize("l", [2, 3])
+def test_bucket_generation_when_asked_for_is_a_bound_near_the_full_lp(l: int) -> None:
+    """The ``"generated"`` stage (:mod:`starmin.algorithms.charge_generation`): never above
+    the full LP (so never above brute force), equal to it on most tables."""
+    total = reached = 0
+    for seed, rt, opt in _solved(l):
+        full, got = _bound(rt, l, stages=("full",)), _bound(rt, l, stages=("generated",))
+        if full is None:
+            continue
+        assert got is not None and got <= full <= opt, (seed, got, full, opt)
+        total += 1
+        reached += got == full
+    assert total >= 15 and reached >= total * 0.8, (reached, total)
+    with pytest.raises(ValueError, match="unknown charge LP stages"):
+        _bound(_solved(l)[0][1], l, stages=("fast",))
+
+
 def test_over_the_limit_the_smaller_lp_is_tried() -> None:
     # a table where the smaller LP gives less: as the nonzero limit rises, the bound goes
     # from none to the smaller LP's to the full LP's
     rt = next(t for t in (_table(seed, 2) for seed in range(120))
-              if (f := _bound(t, 2, fixed_level=1)) is not None
-              and f < (_bound(t, 2, fixed_level=0) or 0))
-    full, fixed = _bound(rt, 2, fixed_level=0), _bound(rt, 2, fixed_level=1)
+              if (f := _bound(t, 2, stages=("smaller",))) is not None
+              and f < (_bound(t, 2, stages=("full",)) or 0))
+    full, fixed = _bound(rt, 2, stages=("full",)), _bound(rt, 2, stages=("smaller",))
     seen = []
     for limit in range(0, 3000, 5):
         got = _bound(rt, 2, max_nonzeros=limit)
@@ -126,12 +143,12 @@ def test_the_check_rejects_raised_charges(monkeypatch: pytest.MonkeyPatch) -> No
     rt = from_rows([[0, 0], [1, 0], [1, 0], [1, 0], [1, 0], [1, 1], [1, 1], [1, 1]],
                    [0, 0, 0, 1, 2, 0, 1, 1])
     solve = charge_lp.solve
-    monkeypatch.setattr(l_charge_bound, "solve", shifted(solve, 0.3))
+    monkeypatch.setattr(charge_lp, "solve", shifted(solve, 0.3))
     assert _bound(rt, 2) is None
-    monkeypatch.setattr(l_charge_bound, "solve", shifted(solve, -1.0))
+    monkeypatch.setattr(charge_lp, "solve", shifted(solve, -1.0))
     lowered = _bound(rt, 2)
     assert lowered is not None and lowered < 4
-    monkeypatch.setattr(l_charge_bound, "solve", shifted(solve, 0.0))
+    monkeypatch.setattr(charge_lp, "solve", shifted(solve, 0.0))
     assert _bound(rt, 2) == 4
 
 

@@ -10,6 +10,7 @@ condition from scratch on those charges, where every sum it takes is exact in fl
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -103,3 +104,47 @@ def to_ticks(a: NDArray[np.float64], lo: NDArray[np.float64] | float,
 def ceil_ticks(total: int) -> int:
     """A sum of charges in units of ``1 / GRID`` rounded up to a whole number of stars."""
     return -(-int(total) // GRID)
+
+
+@dataclass(frozen=True)
+class Cells:
+    """The cells ``(v, u)`` of a histogram (``c(v, u) > 0`` rows of row type ``v`` with
+    sensitive value ``u``), row type by row type, with their charges' range: the diversity
+    charge LPs' (:mod:`.l_charge_bound`, :mod:`.distinct_charge_bound`) variables."""
+
+    v: IntArray            # row type of each cell (sorted)
+    u: IntArray            # value of each cell
+    n: IntArray            # rows of each cell
+    start: IntArray        # (t_in + 1,) first cell of each row type
+    free: NDArray[np.bool_]
+    lo: NDArray[np.float64]
+    hi: NDArray[np.float64]  # the upper end; the fixed charge for fixed cells
+
+    def of(self, member: IntArray, bucket: IntArray) -> tuple[IntArray, IntArray]:
+        """The cells of the ``member`` row types and each one's bucket."""
+        count = self.start[member + 1] - self.start[member]
+        first = np.repeat(self.start[member], count)
+        offset = np.arange(int(count.sum()), dtype=np.int64) - np.repeat(np.cumsum(count) - count,
+                                                                          count)
+        return first + offset, np.repeat(bucket, count)
+
+
+def settle(lp: Program, cells: Cells, max_iterations: int, report: Progress, what: str,
+           check: Callable[[NDArray[np.float64]], bool]) -> int | None:
+    """The bound of a charge LP over ``cells``' free charges: HiGHS's answer (every free
+    charge at its upper end when no bucket can fail), lowered onto the ``1 / GRID`` grid,
+    ``check``-ed from scratch on all the charges, the cells' charges summed and rounded up;
+    ``None`` when HiGHS stops or the check fails."""
+    f = cells.free
+    if lp.n_rows == 0:  # no bucket can fail: every free charge at its upper end
+        a: NDArray[np.float64] | None = cells.hi[f]
+    else:
+        a = solve(lp, cells.n[f].astype(np.float64), max_iterations, report, what)
+    if a is None:
+        return None
+    ticks = np.floor(cells.hi * GRID).astype(np.int64)  # charges in units of 1 / GRID
+    ticks[f] = to_ticks(a, cells.lo[f], cells.hi[f])
+    if not check(ticks / GRID):
+        report(f"bounds: {what} answer failed its check: no bound from it")
+        return None
+    return max(0, ceil_ticks(int((cells.n * ticks).sum())))

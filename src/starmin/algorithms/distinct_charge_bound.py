@@ -58,6 +58,7 @@ k-anonymity charge LP of :mod:`.charge_bound` (Liang & Yuan Thm 9's LP, dualized
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import partial
 
 import numpy as np
@@ -65,15 +66,14 @@ from numpy.typing import NDArray
 
 from starmin.algorithms.base import Progress, silent
 from starmin.algorithms.bounds import top_sums
-from starmin.algorithms.charge_lp import Program
+from starmin.algorithms.charge_generation import Chosen, Excess, generated_bound
+from starmin.algorithms.charge_lp import Cells, Program, settle
 from starmin.algorithms.heuristic.pattern_keys import IntArray, PatternKeys
 from starmin.algorithms.l_charge_bound import (
-    _Cells,
     _cells,
     _pairs,
     charge_columns,
     level_buckets,
-    settle,
     top_constraints,
 )
 
@@ -90,45 +90,60 @@ the whole diversity bound). An iteration's cost varies with the LP (:mod:`.l_cha
 saw 0.1-1.6 ms), so the limit bounds the work, not the time."""
 
 
+STAGES = ("full", "generated", "smaller")
+"""The LPs tried, in order, until one gives a bound: the full LP (within
+:data:`FULL_MAX_NONZEROS` for ``q = 2``, else :data:`MAX_NONZEROS`), bucket generation on it
+(:mod:`.charge_generation`, each of its two LPs within :data:`FULL_MAX_NONZEROS`) and the
+smaller LP (level 1 fixed, within :data:`MAX_NONZEROS`)."""
+
+
 def distinct_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.integer], q: int,
                           lev: NDArray[np.int64], last: int, progress: Progress | None = None,
                           *, max_nonzeros: int | None = None,
                           max_iterations: int = MAX_ITERATIONS,
-                          fixed_level: int | None = None) -> int | None:
+                          stages: tuple[str, ...] = STAGES) -> int | None:
     """The charge LP bound (module docstring) for the ``(t_in, r)`` ``histogram`` of one
     sensitive column and ``q`` values per class, or ``None`` (nothing to charge, over the
     work limits, or the check failed). ``lev``: the row types' levels for ``q``
     (:func:`.diversity_levels.levels`, every row type holding fewer than ``q`` values);
-    ``last``: the highest level enumerated in full. The full LP first (at most
-    :data:`FULL_MAX_NONZEROS` nonzeros for ``q = 2``, else :data:`MAX_NONZEROS`), then, when
-    it is over that limit, stops or fails its check, the smaller one (level 1 fixed; at most
-    :data:`MAX_NONZEROS`); ``max_nonzeros`` replaces both limits; ``fixed_level`` (0 or 1)
-    asks for one of them only."""
+    ``last``: the highest level enumerated in full. ``stages``: the LPs tried in turn
+    (:data:`STAGES`; the first bound is returned); ``max_nonzeros`` replaces every
+    nonzero limit."""
     report = progress or silent
     c = np.asarray(histogram, dtype=np.int64)
     lev = np.asarray(lev, dtype=np.int64)
     q = int(q)
     t_in, r = c.shape
+    if unknown := set(stages) - set(STAGES):
+        raise ValueError(f"unknown charge LP stages {sorted(unknown)}: choose from {STAGES}")
     if q < 2 or t_in == 0 or last < 1:
         return None
     many = (c > 0).sum(axis=1) >= q
     if (lev[~many] < 1).any():
         raise ValueError("every row type holding fewer than q values needs its level (>= 1)")
     keys = PatternKeys(np.asarray(codes))
-    for fixed in (0, 1) if fixed_level is None else (fixed_level,):
+    for stage in stages:
+        fixed = 1 if stage == "smaller" else 0
         free_t = ~many & (lev <= last) & (lev > fixed)
         if not free_t.any():
             continue
         cells = _cells(c, many, free_t, lev)
         limit = max_nonzeros if max_nonzeros is not None else (
-            FULL_MAX_NONZEROS if fixed == 0 and q == 2 else MAX_NONZEROS)
-        lp = _build(keys, cells, lev, free_t, last, q, r, limit)
-        what = "distinct charge LP" + ("" if fixed == 0 else " (level 1 fixed)")
-        if lp is None:
+            MAX_NONZEROS if stage == "smaller" or (stage == "full" and q > 2)
+            else FULL_MAX_NONZEROS)
+        build = partial(_build, keys, lev, free_t, last, q, r, limit)
+        check = partial(satisfied, keys, cells, lev, free_t, last, q, r)
+        what = {"full": "distinct charge LP", "generated": "distinct charge LP by generation",
+                "smaller": "distinct charge LP (level 1 fixed)"}[stage]
+        if stage == "generated":
+            bound = generated_bound(
+                cells, build, partial(excesses, keys, cells, lev, free_t, last, q, r), check,
+                max_iterations, report, what)
+        elif (lp := build(cells)) is None:
             report(f"bounds: no {what} (over its limit of {limit:,} nonzeros)")
             continue
-        bound = settle(lp, cells, max_iterations, report, what,
-                       partial(satisfied, keys, cells, lev, free_t, last, q, r))
+        else:
+            bound = settle(lp, cells, max_iterations, report, what, check)
         if bound is not None:
             return bound
     return None
@@ -143,15 +158,19 @@ def _excess(cb: IntArray, n: IntArray, e: NDArray[np.float64], pb: IntArray,
     return np.where(np.bincount(pb, minlength=nb) >= q, out, -np.inf)
 
 
-def _build(keys: PatternKeys, cells: _Cells, lev: IntArray, free_t: NDArray[np.bool_],
-           last: int, q: int, r: int, max_nonzeros: int) -> Program | None:
-    """The LP over the free charges (columns ``0 .. cells.free.sum() - 1``), or ``None``
-    past ``max_nonzeros``."""
+def _build(keys: PatternKeys, lev: IntArray, free_t: NDArray[np.bool_], last: int, q: int,
+           r: int, max_nonzeros: int, cells: Cells, chosen: Chosen | None = None
+           ) -> Program | None:
+    """The LP over the free charges (columns ``0 .. cells.free.sum() - 1``) and the buckets
+    that fail with every charge at its upper end (those ``chosen`` among them, per block of
+    :func:`.level_buckets`), or ``None`` past ``max_nonzeros``."""
     lp, var = charge_columns(cells)
-    for s, cell, cb, nb in level_buckets(keys, cells, lev, free_t, last):
+    for i, (s, cell, cb, nb) in enumerate(level_buckets(keys, cells, lev, free_t, last)):
         e_hi = cells.hi[cell] - s
         inv, pb, top = _pairs(cb, cells.u[cell], e_hi, r)
         need = _excess(cb, cells.n[cell], e_hi, pb, top, nb, q) > 0
+        if chosen is not None:
+            need &= chosen[i]
         if not need.any():
             continue
         inside = need[cb]
@@ -174,13 +193,20 @@ def _build(keys: PatternKeys, cells: _Cells, lev: IntArray, free_t: NDArray[np.b
     return lp
 
 
-def satisfied(keys: PatternKeys, cells: _Cells, lev: IntArray, free_t: NDArray[np.bool_],
-              last: int, q: int, r: int, charge: NDArray[np.float64]) -> bool:
-    """Whether every bucket that can fail has ``P(B)`` plus its ``q`` largest ``W`` at most 0
-    under ``charge`` (one per cell): the claim's condition, checked from scratch."""
+def excesses(keys: PatternKeys, cells: Cells, lev: IntArray, free_t: NDArray[np.bool_],
+             last: int, q: int, r: int, charge: NDArray[np.float64]) -> Iterator[Excess]:
+    """Every block of buckets that can fail (one per pattern, as in :func:`.level_buckets`)
+    under ``charge`` (one per cell): its cells, their buckets and each bucket's ``P(B)``
+    plus its ``q`` largest ``W`` (``-inf`` where it holds fewer than ``q`` values)."""
     for s, cell, cb, nb in level_buckets(keys, cells, lev, free_t, last):
         e = charge[cell] - s
         _, pb, top = _pairs(cb, cells.u[cell], e, r)
-        if (_excess(cb, cells.n[cell], e, pb, top, nb, q) > 0).any():
-            return False
-    return True
+        yield cell, cb, _excess(cb, cells.n[cell], e, pb, top, nb, q)
+
+
+def satisfied(keys: PatternKeys, cells: Cells, lev: IntArray, free_t: NDArray[np.bool_],
+              last: int, q: int, r: int, charge: NDArray[np.float64]) -> bool:
+    """Whether every bucket that can fail has ``P(B)`` plus its ``q`` largest ``W`` at most 0
+    under ``charge`` (one per cell): the claim's condition, checked from scratch."""
+    return all(not (x > 0).any()
+               for _, _, x in excesses(keys, cells, lev, free_t, last, q, r, charge))

@@ -71,8 +71,7 @@ Thm 9 (the variables ``x(v*, v, s)``; this LP is the dual of its frequency form'
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 from functools import partial
 
 import numpy as np
@@ -80,7 +79,8 @@ from numpy.typing import NDArray
 
 from starmin.algorithms.base import Progress, silent
 from starmin.algorithms.bounds import bucket_members, top_sums
-from starmin.algorithms.charge_lp import GRID, Program, ceil_ticks, solve, to_ticks
+from starmin.algorithms.charge_generation import Chosen, Excess, generated_bound
+from starmin.algorithms.charge_lp import Cells, Program, settle
 from starmin.algorithms.heuristic.pattern_keys import IntArray, PatternKeys, masks_of_level
 
 MAX_NONZEROS = 250_000
@@ -94,32 +94,22 @@ iteration cost 0.1-1.6 ms on the tables measured, so an LP stopped at the limit 
 to about 35 s for nothing: the limit bounds the work, not the time."""
 
 
-@dataclass(frozen=True)
-class _Cells:
-    """The cells ``(v, u)`` of a histogram, row type by row type, with their charges' range."""
-
-    v: IntArray            # row type of each cell (sorted)
-    u: IntArray            # value of each cell
-    n: IntArray            # rows of each cell
-    start: IntArray        # (t_in + 1,) first cell of each row type
-    free: NDArray[np.bool_]
-    lo: NDArray[np.float64]
-    hi: NDArray[np.float64]  # the upper end; the fixed charge for fixed cells
-
-    def of(self, member: IntArray, bucket: IntArray) -> tuple[IntArray, IntArray]:
-        """The cells of the ``member`` row types and each one's bucket."""
-        count = self.start[member + 1] - self.start[member]
-        first = np.repeat(self.start[member], count)
-        offset = np.arange(int(count.sum()), dtype=np.int64) - np.repeat(np.cumsum(count) - count,
-                                                                          count)
-        return first + offset, np.repeat(bucket, count)
+STAGES = ("full", "smaller")
+"""The LPs tried by default, in order (:func:`frequency_charge_bound`). Bucket generation
+(``"generated"``, :mod:`.charge_generation`) is a stage to ask for, not a default: on ARX
+adult (8 QIs, occupation; 2026-11-27, one core) it gives l = 3 / 4 / 5 19,895 / 26,909 /
+33,730 (the smaller LP: 18,854 / over its limit / over its limit; the other bounds' best
+18,096 / 23,013 / 27,319), but its seeded LP keeps 5,400-8,700 buckets and needs 45,000-59,000
+simplex iterations, 11-31 CPU s: too slow beside a release that must finish within 10 s."""
+STAGE_NAMES = ("full", "generated", "smaller")
+"""Every stage :func:`frequency_charge_bound` knows."""
 
 
 def frequency_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.integer], l: int,
                            lev: NDArray[np.int64], last: int, progress: Progress | None = None,
                            *, max_nonzeros: int = MAX_NONZEROS,
                            max_iterations: int = MAX_ITERATIONS,
-                           fixed_level: int | None = None) -> int | None:
+                           stages: tuple[str, ...] = STAGES) -> int | None:
     """The charge LP bound on the fewest stars of a frequency l-diverse release, for the
     ``(t_in, r)`` ``histogram`` of one sensitive column, or ``None`` when no row type needs
     a star, the LP is over its work limits, HiGHS does not finish it or its answer fails the
@@ -127,14 +117,20 @@ def frequency_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.int
 
     ``lev`` are the row types' levels for ``q = l`` (:func:`.diversity_levels.levels`, every
     row type that is not l-eligible among those it was asked for) and ``last`` the highest
-    level it enumerated in full (:func:`.diversity_levels.last_level`). The full LP is tried
-    first and, over the nonzero limit, the smaller one with the row types holding fewer than
-    ``l`` values at level 1 fixed; ``fixed_level`` (0 or 1) asks for one of them only."""
+    level it enumerated in full (:func:`.diversity_levels.last_level`). ``stages``: the LPs
+    tried in turn (:data:`STAGES`): the full LP; over its nonzero limit, the smaller one
+    with the row types holding fewer than ``l`` values at level 1 fixed; bucket generation
+    on the full LP (:mod:`.charge_generation`, ``"generated"``) when asked for (the next
+    stage is tried when it gives nothing). A full or smaller LP that is built gives the
+    answer (``None`` when it stops)."""
     report = progress or silent
     c = np.asarray(histogram, dtype=np.int64)
     lev = np.asarray(lev, dtype=np.int64)
     l = int(l)
     t_in, r = c.shape
+    if unknown := set(stages) - set(STAGE_NAMES):
+        raise ValueError(f"unknown charge LP stages {sorted(unknown)}: choose from "
+                         f"{STAGE_NAMES}")
     if l < 2 or t_in == 0 or last < 1:
         return None
     eligible = l * c.max(axis=1) <= c.sum(axis=1)
@@ -142,56 +138,45 @@ def frequency_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.int
         raise ValueError("every row type that is not l-eligible needs its level (>= 1)")
     few = (c > 0).sum(axis=1) < l
     keys = PatternKeys(np.asarray(codes))
-    for fixed in (0, 1) if fixed_level is None else (fixed_level,):
+    for stage in stages:
+        fixed = 1 if stage == "smaller" else 0
         free_t = ~eligible & (lev <= last) & ~(few & (lev <= fixed))
         if not free_t.any():
             continue
         cells = _cells(c, eligible, free_t, lev)
-        lp = _build(keys, cells, lev, free_t, last, l, r, max_nonzeros)
-        if lp is None:
-            report(f"bounds: no l charge LP{_SMALLER[fixed]} (over its limit of "
-                   f"{max_nonzeros:,} nonzeros)")
+        build = partial(_build, keys, lev, free_t, last, l, r, max_nonzeros)
+        check = partial(satisfied, keys, cells, lev, free_t, last, l, r)
+        what = f"l charge LP{_WHAT[stage]}"
+        if stage == "generated":
+            bound = generated_bound(
+                cells, build, partial(excesses, keys, cells, lev, free_t, last, l, r), check,
+                max_iterations, report, what)
+            if bound is not None:
+                return bound
             continue
-        return settle(lp, cells, max_iterations, report, f"l charge LP{_SMALLER[fixed]}",
-                      partial(satisfied, keys, cells, lev, free_t, last, l, r))
+        lp = build(cells)
+        if lp is None:
+            report(f"bounds: no {what} (over its limit of {max_nonzeros:,} nonzeros)")
+            continue
+        return settle(lp, cells, max_iterations, report, what, check)
     return None
 
 
-def settle(lp: Program, cells: _Cells, max_iterations: int, report: Progress, what: str,
-           check: Callable[[NDArray[np.float64]], bool]) -> int | None:
-    """The bound of a charge LP over ``cells``' free charges: HiGHS's answer (every free
-    charge at its upper end when no bucket can fail), lowered onto the ``1 / GRID`` grid,
-    ``check``-ed from scratch on all the charges, the cells' charges summed and rounded up;
-    ``None`` when HiGHS stops or the check fails."""
-    f = cells.free
-    if lp.n_rows == 0:  # no bucket can fail: every free charge at its upper end
-        a: NDArray[np.float64] | None = cells.hi[f]
-    else:
-        a = solve(lp, cells.n[f].astype(np.float64), max_iterations, report, what)
-    if a is None:
-        return None
-    ticks = np.floor(cells.hi * GRID).astype(np.int64)  # charges in units of 1 / GRID
-    ticks[f] = to_ticks(a, cells.lo[f], cells.hi[f])
-    if not check(ticks / GRID):
-        report(f"bounds: {what} answer failed its check: no bound from it")
-        return None
-    return max(0, ceil_ticks(int((cells.n * ticks).sum())))
-
-
-_SMALLER = {0: "", 1: " (level-1 row types of too few values fixed)"}
+_WHAT = {"full": "", "generated": " by generation",
+         "smaller": " (level-1 row types of too few values fixed)"}
 
 
 def _cells(c: IntArray, eligible: NDArray[np.bool_], free_t: NDArray[np.bool_],
-           lev: IntArray) -> _Cells:
+           lev: IntArray) -> Cells:
     v, u = np.nonzero(c > 0)
     v, u = v.astype(np.int64), u.astype(np.int64)
     start = np.searchsorted(v, np.arange(len(c) + 1)).astype(np.int64)
     top = np.where(eligible, 0.0, np.where(free_t, lev + 1.0, lev.astype(np.float64)))
     free = free_t[v]
-    return _Cells(v, u, c[v, u], start, free, np.where(free, -top[v], top[v]), top[v])
+    return Cells(v, u, c[v, u], start, free, np.where(free, -top[v], top[v]), top[v])
 
 
-def _level_buckets(keys: PatternKeys, cells: _Cells, lev: IntArray, free_t: NDArray[np.bool_],
+def _level_buckets(keys: PatternKeys, cells: Cells, lev: IntArray, free_t: NDArray[np.bool_],
                    last: int) -> Iterator[tuple[int, IntArray, IntArray, int]]:
     """For ``s = 0`` (each row type with free charges alone) and each pattern of ``s = 1 ..
     last`` columns, the buckets holding a free cell of level ``s``: ``s``, their cells, each
@@ -201,7 +186,7 @@ def _level_buckets(keys: PatternKeys, cells: _Cells, lev: IntArray, free_t: NDAr
     yield from level_buckets(keys, cells, lev, free_t, last)
 
 
-def level_buckets(keys: PatternKeys, cells: _Cells, lev: IntArray, free_t: NDArray[np.bool_],
+def level_buckets(keys: PatternKeys, cells: Cells, lev: IntArray, free_t: NDArray[np.bool_],
                   last: int) -> Iterator[tuple[int, IntArray, IntArray, int]]:
     """For each pattern of ``s = 1 .. last`` columns, the buckets holding a free cell of level
     ``s``: ``s``, their cells, each cell's bucket (``0 .. nb - 1``) and ``nb``."""
@@ -224,13 +209,14 @@ def _pairs(cell_bucket: IntArray, value: IntArray, w: NDArray[np.float64], r: in
     return inv.reshape(-1).astype(np.int64), (pair // r).astype(np.int64), top
 
 
-def _failing(pb: IntArray, top: NDArray[np.float64], nb: int, l: int) -> NDArray[np.bool_]:
-    """``(nb,)`` buckets holding ``>= l`` values whose ``l`` largest ``W`` sum above 0."""
+def _excess(pb: IntArray, top: NDArray[np.float64], nb: int, l: int) -> NDArray[np.float64]:
+    """``(nb,)`` each bucket's ``l`` largest ``W`` summed (``> 0``: it fails); ``-inf`` for
+    the buckets holding fewer than ``l`` values (no class lies there)."""
     many = np.bincount(pb, minlength=nb) >= l
-    return many & (top_sums(pb, top, np.ones(len(pb), dtype=np.int64), l, nb) > 0)
+    return np.where(many, top_sums(pb, top, np.ones(len(pb), dtype=np.int64), l, nb), -np.inf)
 
 
-def charge_columns(cells: _Cells) -> tuple[Program, IntArray]:
+def charge_columns(cells: Cells) -> tuple[Program, IntArray]:
     """A charge LP's start: one column per free charge, within its range (columns ``0 ..
     cells.free.sum() - 1``), and each cell's column (``-1`` for the fixed cells)."""
     lp = Program()
@@ -240,14 +226,18 @@ def charge_columns(cells: _Cells) -> tuple[Program, IntArray]:
     return lp, var
 
 
-def _build(keys: PatternKeys, cells: _Cells, lev: IntArray, free_t: NDArray[np.bool_],
-           last: int, l: int, r: int, max_nonzeros: int) -> Program | None:
-    """The LP over the free charges (columns ``0 .. cells.free.sum() - 1``), or ``None``
-    past ``max_nonzeros``."""
+def _build(keys: PatternKeys, lev: IntArray, free_t: NDArray[np.bool_], last: int, l: int,
+           r: int, max_nonzeros: int, cells: Cells, chosen: Chosen | None = None
+           ) -> Program | None:
+    """The LP over the free charges (columns ``0 .. cells.free.sum() - 1``) and the buckets
+    that fail with every charge at its upper end (those ``chosen`` among them, per block of
+    :func:`_level_buckets`), or ``None`` past ``max_nonzeros``."""
     lp, var = charge_columns(cells)
-    for s, cell, cb, nb in _level_buckets(keys, cells, lev, free_t, last):
+    for i, (s, cell, cb, nb) in enumerate(_level_buckets(keys, cells, lev, free_t, last)):
         inv, pb, top = _pairs(cb, cells.u[cell], cells.hi[cell] - s, r)
-        need = _failing(pb, top, nb, l)  # the others hold at the charges' upper ends
+        need = _excess(pb, top, nb, l) > 0  # the others hold at the charges' upper ends
+        if chosen is not None:
+            need &= chosen[i]
         if not need.any():
             continue
         top_constraints(lp, var, cells, s, l, cell, cb, inv, pb, need,
@@ -257,7 +247,7 @@ def _build(keys: PatternKeys, cells: _Cells, lev: IntArray, free_t: NDArray[np.b
     return lp
 
 
-def top_constraints(lp: Program, var: IntArray, cells: _Cells, s: int, l: int, cell: IntArray,
+def top_constraints(lp: Program, var: IntArray, cells: Cells, s: int, l: int, cell: IntArray,
                     cb: IntArray, inv: IntArray, pb: IntArray, need: NDArray[np.bool_],
                     rhs: NDArray[np.float64]) -> tuple[IntArray, IntArray]:
     """Add to ``lp``: in every ``need``-ed bucket of ``s`` stars, the ``l`` largest ``W(B, u)``
@@ -293,13 +283,20 @@ def top_constraints(lp: Program, var: IntArray, cells: _Cells, s: int, l: int, c
     return head, np.where(need, renum, -1)
 
 
-def satisfied(keys: PatternKeys, cells: _Cells, lev: IntArray, free_t: NDArray[np.bool_],
+def excesses(keys: PatternKeys, cells: Cells, lev: IntArray, free_t: NDArray[np.bool_],
+             last: int, l: int, r: int, charge: NDArray[np.float64]) -> Iterator[Excess]:
+    """Every block of buckets that can fail (the module docstring; one per pattern, as in
+    :func:`_level_buckets`) under ``charge`` (one per cell): its cells, their buckets and
+    each bucket's ``l`` largest ``W(B, u)`` summed."""
+    for s, cell, cb, nb in _level_buckets(keys, cells, lev, free_t, last):
+        _, pb, top = _pairs(cb, cells.u[cell], charge[cell] - s, r)
+        yield cell, cb, _excess(pb, top, nb, l)
+
+
+def satisfied(keys: PatternKeys, cells: Cells, lev: IntArray, free_t: NDArray[np.bool_],
               last: int, l: int, r: int, charge: NDArray[np.float64]) -> bool:
     """Whether every bucket that can fail (the module docstring) has its ``l`` largest
     ``W(B, u)`` summing to at most 0 under ``charge`` (one per cell) -- the claim's condition,
     checked from scratch."""
-    for s, cell, cb, nb in _level_buckets(keys, cells, lev, free_t, last):
-        _, pb, top = _pairs(cb, cells.u[cell], charge[cell] - s, r)
-        if _failing(pb, top, nb, l).any():
-            return False
-    return True
+    return all(not (x > 0).any()
+               for _, _, x in excesses(keys, cells, lev, free_t, last, l, r, charge))
