@@ -96,21 +96,28 @@ def test_a_literal_table_where_the_charges_reach_the_optimum() -> None:
 
 def test_the_check_rejects_raised_charges(monkeypatch: pytest.MonkeyPatch) -> None:
     rt = from_rows([[0, 0], [0, 1], [0, 1], [1, 1], [1, 1], [1, 1]], [0, 0, 1, 2, 2, 2])
-    solve = charge_lp.solve
-    # the answer is settled (solved, gridded, checked) in charge_lp.settle
-    monkeypatch.setattr(charge_lp, "solve", shifted(solve, 0.3))
+    from starmin.algorithms import distinct_charge_bound as dcb
+
+    solve = charge_lp.solve_glop
+    # every LP is solved through dcb's Glop call and settled (gridded, checked) in
+    # charge_lp.settle; bucket generation's first LP too
+    monkeypatch.setattr(dcb, "solve_glop", shifted(solve, 0.3))
     assert _bound(rt, 2) is None
-    monkeypatch.setattr(charge_lp, "solve", shifted(solve, -1.0))
+    monkeypatch.setattr(dcb, "solve_glop", shifted(solve, -1.0))
     lowered = _bound(rt, 2)
     assert lowered is not None and lowered < 6
-    monkeypatch.setattr(charge_lp, "solve", shifted(solve, 0.0))
+    monkeypatch.setattr(dcb, "solve_glop", shifted(solve, 0.0))
     assert _bound(rt, 2) == 6
 
 
 def test_work_limits_and_levels() -> None:
     rt = from_rows([[0, 0], [0, 1], [0, 1], [1, 1], [1, 1], [1, 1]], [0, 0, 1, 2, 2, 2])
     assert _bound(rt, 2, max_nonzeros=5) is None
-    assert _bound(rt, 2, max_iterations=0) is None
+    assert _bound(rt, 2, max_work=0.0) is None
+    said: list[str] = []  # the first LP reaches the limit: no further LP is tried
+    assert _bound(rt, 2, max_work=0.0, progress=said.append) is None
+    assert sum("stopped at its work limit" in line for line in said) == 1
+    assert "no further distinct charge LP" in said[-1]
     h = rt.sensitive_histograms(rt.counts)[0]
     with pytest.raises(ValueError, match="level"):
         bound_of(rt.codes, h, 2, np.zeros(rt.t_in, dtype=np.int64), 1)
@@ -129,39 +136,45 @@ def test_reports_carry_it_for_the_distinct_value_models_only() -> None:
     assert rel.report["lower_bounds"]["distinct_charges"] == 6 == rel.report["stars"]
 
 
-def test_a_full_lp_that_stops_leaves_the_bound_to_the_next_stage(
+def test_a_stage_that_gives_nothing_leaves_the_bound_to_the_next_one(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """The full LP is tried first; when HiGHS stops on it (here: made to return nothing for
-    it) bucket generation gives its bound, and when that stops too the smaller LP, as when
-    the LPs are over their nonzero limits."""
+    """By default bucket generation is tried first and the smaller LP next; when
+    generation gives nothing (here: its repair made to return nothing), the smaller LP gives
+    the bound. The full LP is a stage to ask for, tried in the order given."""
     from starmin.algorithms import distinct_charge_bound as dcb
 
     cases = [(rt, 3 if model == DistinctLDiversity(3) else 2) for model, rt, _ in _solved()]
     both = [(rt, q) for rt, q in cases[:120]
-            if _bound(rt, q, stages=("full",)) is not None
-            and _bound(rt, q, stages=("generated",)) is not None
+            if _bound(rt, q, stages=("generated",)) is not None
             and _bound(rt, q, stages=("smaller",)) is not None]
     assert len(both) >= 10
+    assert dcb.STAGES == ("generated", "smaller")
     real = charge_lp.settle
     calls: list[str] = []
-    failing = {"distinct charge LP"}
+    failing: set[str] = set()
 
-    def stops(lp: Any, cells: Any, iterations: int, report: Any, what: str,
+    def stops(lp: Any, cells: Any, work: Any, report: Any, what: str,
               check: Any) -> int | None:
         calls.append(what)
-        return None if what in failing else real(lp, cells, iterations, report, what, check)
+        return None if what in failing else real(lp, cells, work, report, what, check)
 
     monkeypatch.setattr(dcb, "settle", stops)
     monkeypatch.setattr(charge_generation, "settle", stops)
     for rt, q in both:
         calls.clear()
         assert _bound(rt, q) == _bound(rt, q, stages=("generated",))
-        assert calls[0] == "distinct charge LP" and "generation" in calls[1]
+        assert calls and all("generation" in what for what in calls)
     failing.add("distinct charge LP by generation (repair)")
     for rt, q in both:
         calls.clear()
         assert _bound(rt, q) == _bound(rt, q, stages=("smaller",))
-        assert "generation" in calls[1] and "fixed" in calls[2]
+        assert "generation" in calls[0] and "fixed" in calls[-1]
+    failing.clear()
+    for rt, q in both[:5]:
+        full = _bound(rt, q, stages=("full",))
+        calls.clear()
+        assert full is not None and _bound(rt, q, stages=("full", "smaller")) == full
+        assert calls == ["distinct charge LP"]
 
 
 def test_bucket_generation_is_a_bound_near_the_full_lp() -> None:

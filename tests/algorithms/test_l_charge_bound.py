@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import starmin
-from starmin.algorithms import charge_lp
+from starmin.algorithms import charge_lp, l_charge_bound
 from starmin.algorithms.diversity_levels import last_level, levels
 from starmin.algorithms.exact import brute_force
 from starmin.algorithms.l_charge_bound import frequency_charge_bound
@@ -143,12 +143,12 @@ def test_the_check_rejects_raised_charges(monkeypatch: pytest.MonkeyPatch) -> No
     rt = from_rows([[0, 0], [1, 0], [1, 0], [1, 0], [1, 0], [1, 1], [1, 1], [1, 1]],
                    [0, 0, 0, 1, 2, 0, 1, 1])
     solve = charge_lp.solve
-    monkeypatch.setattr(charge_lp, "solve", shifted(solve, 0.3))
+    monkeypatch.setattr(l_charge_bound, "solve", shifted(solve, 0.3))
     assert _bound(rt, 2) is None
-    monkeypatch.setattr(charge_lp, "solve", shifted(solve, -1.0))
+    monkeypatch.setattr(l_charge_bound, "solve", shifted(solve, -1.0))
     lowered = _bound(rt, 2)
     assert lowered is not None and lowered < 4
-    monkeypatch.setattr(charge_lp, "solve", shifted(solve, 0.0))
+    monkeypatch.setattr(l_charge_bound, "solve", shifted(solve, 0.0))
     assert _bound(rt, 2) == 4
 
 

@@ -22,16 +22,18 @@ one of ``s < L`` holds too few values to be constrained. So:
    with the charges), so the result satisfies every bucket; the caller's check confirms it
    on the grid-rounded charges, and a failing check gives no bound.
 
-Both LPs keep the caller's work limits (nonzeros and simplex iterations, never a clock).
+Both LPs keep the caller's work limits (nonzeros, and the solver's: Glop's deterministic
+time or HiGHS's iterations per LP; never a clock).
 
 Measured (ARX adult, 8 QIs, occupation; distinct l-diversity's ``q``, 2026-11-27, one
-core): the seed keeps 4,454 / 3,070 / 2,261 / 1,628 of the 11,591 / 10,570 / 9,409 / 8,139
-buckets that can fail for q = 3 / 4 / 5 / 6 (207,000-218,000 nonzeros), whose LP breaks
-1,236-1,424 buckets; the repair (71,000-270,000 nonzeros) gives 17,313 / 21,428 / 25,115 /
-28,412, within 0.1 % of the full LPs' 17,332 / 21,453 / 25,153 (q = 6's not solved), in
-about 2 / 3 / 4.4 / 6.6 CPU s (the full LPs: 5.4 / 16 / 186 s). The smaller LP (level 1
-fixed) gave 16,944 / 20,981 / 24,651 / none. A second round (the seed plus the broken
-buckets, solved again) reaches the full optimum but costs as much as the first.
+core, Glop): the seed keeps 4,454 / 3,070 / 2,261 / 1,628 of the 11,591 / 10,570 / 9,409 /
+8,139 buckets that can fail for q = 3 / 4 / 5 / 6 (207,000-218,000 nonzeros), whose LP
+breaks 1,236-1,424 buckets; the repair (71,000-270,000 nonzeros) gives 17,300 / 21,421 /
+25,114 / 28,407, within 0.2 % of the full LPs' 17,332 / 21,453 / 25,153 (q = 6's not
+solved), in 1.5 / 2.0 / 2.6 / 3.3 CPU s (the full LPs under HiGHS: 5.4 / 16 / 186 s). The
+smaller LP (level 1 fixed) gave 16,944 / 20,981 / 24,651 / none. A second round (the seed
+plus the broken buckets, solved again from scratch) reaches the full optimum but costs as
+much as the first; Glop did not warm-start it (as many iterations as the first round).
 
 References: the classic cutting-plane (row generation) scheme for LPs with many
 constraints, e.g. Dantzig, Fulkerson and Johnson (1954); the charge LPs are the duals of
@@ -47,7 +49,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from starmin.algorithms.base import Progress
-from starmin.algorithms.charge_lp import SAFETY, Cells, IntArray, Program, settle, solve
+from starmin.algorithms.charge_lp import SAFETY, Cells, IntArray, Program, Solver, settle
 
 Chosen = list[NDArray[np.bool_]]
 """Per block of buckets (in the caller's enumeration order), the buckets kept."""
@@ -58,7 +60,7 @@ and each bucket's excess (``> 0``: the bucket fails; ``-inf``: it holds too few 
 
 def generated_bound(cells: Cells, build: Callable[[Cells, Chosen | None], Program | None],
                     excesses: Callable[[NDArray[np.float64]], Iterable[Excess]],
-                    check: Callable[[NDArray[np.float64]], bool], max_iterations: int,
+                    check: Callable[[NDArray[np.float64]], bool], solver: Solver,
                     report: Progress, what: str) -> int | None:
     """The bound of bucket generation (module docstring) or ``None`` (an LP over its work
     limits, stopped, or an answer failing the check).
@@ -68,7 +70,8 @@ def generated_bound(cells: Cells, build: Callable[[Cells, Chosen | None], Progra
     charges and the buckets ``chosen`` among those that fail with every charge at its upper
     end (``None``: all of them), or ``None`` over the nonzero limit. ``excesses(charge)``:
     every block of buckets that can fail, under ``charge`` (one per cell). ``check``: the
-    bound's condition on all the charges (:func:`.charge_lp.settle`)."""
+    bound's condition on all the charges (:func:`.charge_lp.settle`); ``solver``: both LPs'
+    solver with its work limit."""
     f = cells.free
     start = np.where(f, cells.hi - 1.0, cells.hi)       # the level charges
     chosen = [x >= 0 for _, _, x in excesses(start)]
@@ -77,9 +80,8 @@ def generated_bound(cells: Cells, build: Callable[[Cells, Chosen | None], Progra
         report(f"bounds: no {what} (the seeded LP is over its nonzero limit)")
         return None
     kept = sum(int(c.sum()) for c in chosen)
-    a = cells.hi[f] if lp.n_rows == 0 else solve(  # no bucket seeded: every upper end
-        lp, cells.n[f].astype(np.float64), max_iterations, report,
-        f"{what}, {kept:,} seeded buckets")
+    a = cells.hi[f] if lp.n_rows == 0 else solver(  # none seeded: every upper end
+        lp, cells.n[f].astype(np.float64), report, f"{what}, {kept:,} seeded buckets")
     if a is None:
         return None
     charge = cells.hi.astype(np.float64, copy=True)
@@ -96,4 +98,4 @@ def generated_bound(cells: Cells, build: Callable[[Cells, Chosen | None], Progra
     if repair is None:
         report(f"bounds: no {what} (the repair LP is over its nonzero limit)")
         return None
-    return settle(repair, fixed, max_iterations, report, f"{what} (repair)", check)
+    return settle(repair, fixed, solver, report, f"{what} (repair)", check)

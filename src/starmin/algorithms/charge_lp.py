@@ -1,11 +1,25 @@
-"""The plumbing both charge LP bounds share: the LP in triplets, its HiGHS solve, and the
-grid the answers are checked on.
+"""The plumbing the charge LP bounds share: the LP in triplets, its solve, and the grid the
+answers are checked on.
 
 A charge LP (:mod:`.charge_bound` for k-anonymity, :mod:`.l_charge_bound` for frequency
-l-diversity) maximizes ``sum n_v a_v`` over charges ``a`` and auxiliary variables subject to
-``A x <= b``. Its answer is never trusted: the caller lowers each charge by :data:`SAFETY`,
-rounds it down to a multiple of ``1 / GRID`` (:func:`to_ticks`) and checks the bound's
-condition from scratch on those charges, where every sum it takes is exact in float64.
+l-diversity, :mod:`.distinct_charge_bound` for the models needing ``q`` distinct values)
+maximizes ``sum n_v a_v`` over charges ``a`` and auxiliary variables subject to ``A x <= b``.
+Its answer is never trusted: the caller lowers each charge by :data:`SAFETY`, rounds it down
+to a multiple of ``1 / GRID`` (:func:`to_ticks`) and checks the bound's condition from
+scratch on those charges, where every sum it takes is exact in float64.
+
+Solvers: the k-anonymity and frequency l-diversity charge LPs run HiGHS's dual simplex
+(SciPy) within an iteration limit (:func:`solve`). The distinct-value models' charge LPs run
+OR-Tools' Glop (dual simplex, one thread) within a limit of Glop's *deterministic time*
+(:class:`Work`, :func:`solve_glop`): a count of the work done that is the same on every
+machine under any load, and that tracks the time more closely than HiGHS's iteration count,
+whose cost per iteration varied 0.03-1.0 ms across the tables measured (2026-11-27: a
+218,000-nonzero LP of a uniform 4,000-row table took 1 ms an iteration and 40 s to stop at
+40,000 iterations; ARX adult's LPs of that size 0.05-0.13 ms). Neither solver is faster on
+every LP: Glop solved adult's whole-table diversity LPs faster (frequency l = 3's smaller LP
+0.95 against 4-5 CPU s, distinct q = 2's full LP 1.7 against 2.6) but frequency l = 3 on
+adult's first 8,000 rows slower (7.8 against 6.5), and one deterministic second cost 0.6-1.7
+CPU s.
 """
 
 from __future__ import annotations
@@ -94,6 +108,92 @@ def solve(lp: Program, weights: NDArray[np.float64], max_iterations: int,
     return np.asarray(res.x[:count], dtype=np.float64)
 
 
+MAX_WORK = 3.0
+"""Glop's deterministic time per distinct charge LP (:class:`Work`). ARX adult's (8 QIs,
+occupation; q = 2..6, whole table and its first 2,000 and 8,000 rows) all finish within 1.5
+and some need more than 1 (q = 5 and 6's seeded LPs on the whole table); one unit cost
+0.6-1.7 CPU s on this machine (2026-11-27)."""
+
+
+@dataclass
+class Work:
+    """The work limit of one distinct charge bound's LPs: Glop's deterministic time per LP
+    (``per_lp``). ``stopped`` is set when an LP reaches it; its caller then tries no further
+    LP (the table's LPs are slow for their size)."""
+
+    per_lp: float = MAX_WORK
+    stopped: bool = False
+
+
+def solve_glop(lp: Program, weights: NDArray[np.float64], work: Work, progress: Progress,
+               what: str) -> NDArray[np.float64] | None:
+    """The first ``len(weights)`` variables (the charges) of a solution maximizing
+    ``weights @ charges``, by Glop's dual simplex (one thread) within ``work.per_lp``
+    deterministic seconds, or ``None`` when it stops otherwise (``work.stopped`` set when at
+    the limit). ``what`` names the LP in progress lines."""
+    from ortools.math_opt import callback_pb2, model_parameters_pb2, model_pb2, parameters_pb2
+    from ortools.math_opt.core.python import solver as core
+
+    count = len(weights)
+    rows, cols = np.concatenate(lp.rows), np.concatenate(lp.cols)
+    order = np.lexsort((cols, rows))
+    model = model_pb2.ModelProto()
+    model.objective.maximize = True
+    var = model.variables
+    var.ids.extend(range(lp.n_cols))
+    var.lower_bounds.extend(np.concatenate(lp.lo).tolist())
+    var.upper_bounds.extend(np.concatenate(lp.hi).tolist())
+    var.integers.extend([False] * lp.n_cols)
+    model.objective.linear_coefficients.ids.extend(range(count))
+    model.objective.linear_coefficients.values.extend(
+        np.asarray(weights, dtype=np.float64).tolist())
+    con = model.linear_constraints
+    con.ids.extend(range(lp.n_rows))
+    con.lower_bounds.extend([-np.inf] * lp.n_rows)
+    con.upper_bounds.extend(np.concatenate(lp.b).tolist())
+    mat = model.linear_constraint_matrix
+    mat.row_ids.extend(rows[order].tolist())
+    mat.column_ids.extend(cols[order].tolist())
+    mat.coefficients.extend(np.concatenate(lp.vals)[order].tolist())
+    params = parameters_pb2.SolveParametersProto()
+    params.lp_algorithm = parameters_pb2.LP_ALGORITHM_DUAL_SIMPLEX
+    params.threads = 1
+    params.glop.max_deterministic_time = float(work.per_lp)
+    shown = model_parameters_pb2.ModelSolveParametersProto()
+    shown.variable_values_filter.filter_by_ids = True
+    shown.variable_values_filter.filtered_ids.extend(range(count))
+    with heartbeat(progress, f"bounds: {what}, Glop ({count:,} charges, {lp.n_cols:,} "
+                   f"variables, {lp.n_rows:,} constraints, {lp.nnz:,} nonzeros)"):
+        try:
+            res = core.solve(model, 3, parameters_pb2.SolverInitializerProto(), params,
+                             shown, None, callback_pb2.CallbackRegistrationProto(), None, None)
+        except Exception as exc:  # Glop's numerical failure surfaces as a status error
+            progress(f"bounds: {what} failed in Glop ({str(exc)[:80]}): no bound from it")
+            return None
+    reason = res.termination.reason
+    if reason != _OPTIMAL or not res.solutions:
+        if reason in _LIMITS:  # here, the deterministic time
+            work.stopped = True
+            progress(f"bounds: {what} stopped at its work limit ({work.per_lp:g} "
+                     "deterministic s): no bound from it")
+        else:
+            why = res.termination.detail[:80] or f"termination reason {reason}"
+            progress(f"bounds: {what} not solved by Glop ({why}): no bound from it")
+        return None
+    progress(f"bounds: {what} solved in {res.solve_stats.simplex_iterations:,} simplex "
+             "iterations (Glop)")
+    values = res.solutions[0].primal_solution.variable_values
+    out = np.zeros(count)
+    out[np.asarray(values.ids, dtype=np.int64)] = np.asarray(values.values, dtype=np.float64)
+    return out
+
+
+_OPTIMAL = 1
+"""MathOpt's ``TERMINATION_REASON_OPTIMAL``."""
+_LIMITS = (6, 9)
+"""``TERMINATION_REASON_NO_SOLUTION_FOUND`` and ``_FEASIBLE``: a limit reached."""
+
+
 def to_ticks(a: NDArray[np.float64], lo: NDArray[np.float64] | float,
              hi: NDArray[np.float64] | float) -> IntArray:
     """Charges ``a`` lowered by :data:`SAFETY`, kept in ``[lo, hi]`` and rounded down, in
@@ -129,17 +229,22 @@ class Cells:
         return first + offset, np.repeat(bucket, count)
 
 
-def settle(lp: Program, cells: Cells, max_iterations: int, report: Progress, what: str,
+Solver = Callable[[Program, NDArray[np.float64], Progress, str], NDArray[np.float64] | None]
+"""``solver(lp, weights, progress, what)``: the charges of an optimal solution, or ``None``
+(:func:`solve` or :func:`solve_glop` with their work limit)."""
+
+
+def settle(lp: Program, cells: Cells, solver: Solver, report: Progress, what: str,
            check: Callable[[NDArray[np.float64]], bool]) -> int | None:
-    """The bound of a charge LP over ``cells``' free charges: HiGHS's answer (every free
-    charge at its upper end when no bucket can fail), lowered onto the ``1 / GRID`` grid,
-    ``check``-ed from scratch on all the charges, the cells' charges summed and rounded up;
-    ``None`` when HiGHS stops or the check fails."""
+    """The bound of a diversity charge LP over ``cells``' free charges: ``solver``'s answer
+    (every free charge at its upper end when no bucket can fail), lowered onto the ``1 /
+    GRID`` grid, ``check``-ed from scratch on all the charges, the cells' charges summed and
+    rounded up; ``None`` when the solver stops or the check fails."""
     f = cells.free
     if lp.n_rows == 0:  # no bucket can fail: every free charge at its upper end
         a: NDArray[np.float64] | None = cells.hi[f]
     else:
-        a = solve(lp, cells.n[f].astype(np.float64), max_iterations, report, what)
+        a = solver(lp, cells.n[f].astype(np.float64), report, what)
     if a is None:
         return None
     ticks = np.floor(cells.hi * GRID).astype(np.int64)  # charges in units of 1 / GRID

@@ -33,23 +33,24 @@ values, and elsewhere every charge is at most ``s``, so ``P = 0`` and every ``W 
 mu_(B, u) <= s`` per free cell, ``a - p <= s`` per free cell whose upper end exceeds ``s``,
 and ``sum c p + q lambda_B + sum_u mu_(B, u) <= 0`` (a fixed cell contributes constants).
 
-Solved by HiGHS's dual simplex (:mod:`.charge_lp`) within work limits (nonzeros and simplex
-iterations, never a clock); the answer is checked from scratch on the lowered, grid-rounded
-charges (every constrained bucket's ``P + q`` largest ``W`` summed), and a failing check
-gives no bound. Buckets whose condition holds with every charge at its upper end are left
-out (the condition only grows with the charges).
+Solved by Glop's dual simplex (:mod:`.charge_lp`) within work limits (nonzeros, and Glop's
+deterministic time per LP, never a clock); the answer is checked from scratch on the lowered,
+grid-rounded charges (every constrained bucket's ``P + q`` largest ``W`` summed), and a
+failing check gives no bound. Buckets whose condition holds with every charge at its upper
+end are left out (the condition only grows with the charges).
 
-Measured (ARX adult, 8 QIs, occupation; stop 29): the ``distinct_values`` bound 11,318 /
-16,524 / 20,349 / 23,824 for q = 2 / 3 / 4 / 5 rises to 11,473 / 16,944 / 20,981 / 24,651
-(+1.4 / +2.5 / +3.1 / +3.5 %), each from the smaller LP; q = 6 is over the nonzero limit.
-Since stop 33 the full LP for ``q = 2`` is built up to :data:`FULL_MAX_NONZEROS`: adult's
-(363,000 nonzeros, 22,702 iterations, 2.7 CPU s against 0.6) gives 11,626 (+1.3 %). For
-``q >= 3`` the full LPs are slower per iteration and keep :data:`MAX_NONZEROS`: adult's q =
-3 / 4 (510,000 / 663,000 nonzeros) would give 17,332 / 21,453 (+2.3 / +2.2 %) in 5.7 / 16
-CPU s, adult's first 8,000 rows q = 5 / 6 (271,000 and more; 26,872 / 30,538 iterations)
-9,552 / 10,838 (+1.8 / +1.6 %) in 9.9 / 18 CPU s, and q = 6's smaller LP on the whole table
-(253,000) 27,955 (+3.7 %) in 17 CPU s: too slow beside a release that must finish within
-10 s. A full LP that stops or fails its check leaves the bound to the smaller one.
+By default two LPs are tried in turn (:data:`STAGES`) until one gives a bound: bucket
+generation on the full LP (:mod:`.charge_generation`: the buckets tight at the level
+charges, then a repair that only lowers charges), then the smaller LP (level 1 fixed). Once
+an LP reaches its work limit no further one is tried. The full LP (``"full"``) is a stage
+to ask for.
+
+Measured (ARX adult, 8 QIs, occupation; 2026-11-27): bucket generation gives q = 2..6
+11,619 / 17,300 / 21,421 / 25,114 / 28,407 in 1.2-3.3 CPU s, within 0.2 % of the full LPs'
+11,626 / 17,332 / 21,453 / 25,153 (q = 6's not solved; q = 2's took 1.7 CPU s under Glop,
+q = 3 / 4 / 5's 5.4 / 16 / 186 under HiGHS). Until then the full LP (q = 2) or the smaller
+LP gave 11,626 / 16,944 / 20,981 / 24,651 / none (the ``distinct_values`` bound 11,318 /
+16,524 / 20,349 / 23,824 / 26,954).
 
 References: X. Xiao, K. Yi and Y. Tao, EDBT 2010 (l-diversity); Machanavajjhala et al., TKDD
 2007, Sec. 4 (distinct, entropy and recursive l-diversity); the charges generalize the
@@ -67,7 +68,7 @@ from numpy.typing import NDArray
 from starmin.algorithms.base import Progress, silent
 from starmin.algorithms.bounds import top_sums
 from starmin.algorithms.charge_generation import Chosen, Excess, generated_bound
-from starmin.algorithms.charge_lp import Cells, Program, settle
+from starmin.algorithms.charge_lp import MAX_WORK, Cells, Program, Work, settle, solve_glop
 from starmin.algorithms.heuristic.pattern_keys import IntArray, PatternKeys
 from starmin.algorithms.l_charge_bound import (
     _cells,
@@ -83,24 +84,24 @@ smaller LPs fit for q = 2..5, q = 5's with 208,000; q = 6's, 253,000, does not).
 FULL_MAX_NONZEROS = 400_000
 """The full LP for ``q = 2`` is not built beyond this many nonzeros (adult: 363,000 fits);
 for ``q >= 3`` the full LP keeps :data:`MAX_NONZEROS` (module docstring)."""
-MAX_ITERATIONS = 40_000
-"""HiGHS's simplex iteration limit; a stopped LP gives no bound (adult, the smaller LPs: q = 2
-/ 3 / 4 / 5 need 5,786 / 12,388 / 20,412 / 30,274 iterations, 0.6 / 0.8 / 1.3 / 5.2 CPU s for
-the whole diversity bound). An iteration's cost varies with the LP (:mod:`.l_charge_bound`
-saw 0.1-1.6 ms), so the limit bounds the work, not the time."""
 
 
-STAGES = ("full", "generated", "smaller")
-"""The LPs tried, in order, until one gives a bound: the full LP (within
-:data:`FULL_MAX_NONZEROS` for ``q = 2``, else :data:`MAX_NONZEROS`), bucket generation on it
-(:mod:`.charge_generation`, each of its two LPs within :data:`FULL_MAX_NONZEROS`) and the
-smaller LP (level 1 fixed, within :data:`MAX_NONZEROS`)."""
+STAGES = ("generated", "smaller")
+"""The LPs tried by default, in order, until one gives a bound: bucket generation on the full
+LP (:mod:`.charge_generation`, each of its two LPs within :data:`FULL_MAX_NONZEROS`), then
+the smaller LP (level 1 fixed, within :data:`MAX_NONZEROS`). The full LP itself
+(``"full"``, within :data:`FULL_MAX_NONZEROS` for ``q = 2`` and :data:`MAX_NONZEROS`
+otherwise) can be asked for: its optimum is at most 0.3 % above generation's on the tables
+measured (adult q = 2: 11,626 against 11,619), but its cost is less predictable (adult's
+first 8,000 rows, q = 4: 30,000 Glop iterations, 6.7 CPU s, where generation took 2)."""
+STAGE_NAMES = ("full", "generated", "smaller")
+"""Every stage :func:`distinct_charge_bound` knows."""
 
 
 def distinct_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.integer], q: int,
                           lev: NDArray[np.int64], last: int, progress: Progress | None = None,
                           *, max_nonzeros: int | None = None,
-                          max_iterations: int = MAX_ITERATIONS,
+                          max_work: float = MAX_WORK,
                           stages: tuple[str, ...] = STAGES) -> int | None:
     """The charge LP bound (module docstring) for the ``(t_in, r)`` ``histogram`` of one
     sensitive column and ``q`` values per class, or ``None`` (nothing to charge, over the
@@ -114,15 +115,22 @@ def distinct_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.inte
     lev = np.asarray(lev, dtype=np.int64)
     q = int(q)
     t_in, r = c.shape
-    if unknown := set(stages) - set(STAGES):
-        raise ValueError(f"unknown charge LP stages {sorted(unknown)}: choose from {STAGES}")
+    if unknown := set(stages) - set(STAGE_NAMES):
+        raise ValueError(f"unknown charge LP stages {sorted(unknown)}: choose from "
+                         f"{STAGE_NAMES}")
     if q < 2 or t_in == 0 or last < 1:
         return None
     many = (c > 0).sum(axis=1) >= q
     if (lev[~many] < 1).any():
         raise ValueError("every row type holding fewer than q values needs its level (>= 1)")
     keys = PatternKeys(np.asarray(codes))
+    work = Work(max_work)
+    solver = partial(_glop, work)
     for stage in stages:
+        if work.stopped:  # an LP reached its work limit: this table's LPs are slow
+            report(f"bounds: no further distinct charge LP for q = {q} (one reached its work "
+                   "limit)")
+            break
         fixed = 1 if stage == "smaller" else 0
         free_t = ~many & (lev <= last) & (lev > fixed)
         if not free_t.any():
@@ -138,15 +146,20 @@ def distinct_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.inte
         if stage == "generated":
             bound = generated_bound(
                 cells, build, partial(excesses, keys, cells, lev, free_t, last, q, r), check,
-                max_iterations, report, what)
+                solver, report, what)
         elif (lp := build(cells)) is None:
             report(f"bounds: no {what} (over its limit of {limit:,} nonzeros)")
             continue
         else:
-            bound = settle(lp, cells, max_iterations, report, what, check)
+            bound = settle(lp, cells, solver, report, what, check)
         if bound is not None:
             return bound
     return None
+
+
+def _glop(work: Work, lp: Program, weights: NDArray[np.float64], progress: Progress,
+          what: str) -> NDArray[np.float64] | None:
+    return solve_glop(lp, weights, work, progress, what)
 
 
 def _excess(cb: IntArray, n: IntArray, e: NDArray[np.float64], pb: IntArray,

@@ -48,7 +48,11 @@ constrained bucket's ``l`` largest ``W`` summed exactly; a failing check gives n
 bound is the charges' sum rounded up.
 
 Work limits, never a clock: the LP is not built past :data:`MAX_NONZEROS` nonzeros, and
-HiGHS stops after :data:`MAX_ITERATIONS` simplex iterations (then no bound).
+HiGHS stops after :data:`MAX_ITERATIONS` simplex iterations (then no bound). Glop within a
+deterministic-time limit (as :mod:`.distinct_charge_bound`) was tried on 2026-11-27 and not
+taken: it solved adult l = 3's smaller LP in 1 CPU s against 4-5, but within 3
+deterministic seconds lost the bounds of adult's first 2,000 rows (l = 5) and 8,000 rows
+(l = 3), which HiGHS gives in 1.6 and 6.5 s.
 
 Cost (ARX adult, 8 QIs, occupation sensitive; 2026-11-26, one core; ``bench/l_charges.py``):
 the first 2,000 rows, l = 3 / 5: 0.4 / 1.6 s, 2,615 / 3,636 against the other diversity
@@ -80,7 +84,7 @@ from numpy.typing import NDArray
 from starmin.algorithms.base import Progress, silent
 from starmin.algorithms.bounds import bucket_members, top_sums
 from starmin.algorithms.charge_generation import Chosen, Excess, generated_bound
-from starmin.algorithms.charge_lp import Cells, Program, settle
+from starmin.algorithms.charge_lp import Cells, Program, settle, solve
 from starmin.algorithms.heuristic.pattern_keys import IntArray, PatternKeys, masks_of_level
 
 MAX_NONZEROS = 250_000
@@ -97,10 +101,11 @@ to about 35 s for nothing: the limit bounds the work, not the time."""
 STAGES = ("full", "smaller")
 """The LPs tried by default, in order (:func:`frequency_charge_bound`). Bucket generation
 (``"generated"``, :mod:`.charge_generation`) is a stage to ask for, not a default: on ARX
-adult (8 QIs, occupation; 2026-11-27, one core) it gives l = 3 / 4 / 5 19,895 / 26,909 /
-33,730 (the smaller LP: 18,854 / over its limit / over its limit; the other bounds' best
-18,096 / 23,013 / 27,319), but its seeded LP keeps 5,400-8,700 buckets and needs 45,000-59,000
-simplex iterations, 11-31 CPU s: too slow beside a release that must finish within 10 s."""
+adult (8 QIs, occupation; 2026-11-27, one core, without the iteration limit) it gives l =
+3 / 4 / 5 19,895 / 26,909 / 33,730 (the smaller LP: 18,854 / over its limit / over its
+limit; the other bounds' best 18,096 / 23,013 / 27,319), but its seeded LP keeps
+5,400-8,700 buckets and needs 45,000-59,000 simplex iterations, 11-31 CPU s: past the
+iteration limit and too slow beside a release that must finish within 10 s."""
 STAGE_NAMES = ("full", "generated", "smaller")
 """Every stage :func:`frequency_charge_bound` knows."""
 
@@ -138,6 +143,7 @@ def frequency_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.int
         raise ValueError("every row type that is not l-eligible needs its level (>= 1)")
     few = (c > 0).sum(axis=1) < l
     keys = PatternKeys(np.asarray(codes))
+    solver = partial(_highs, max_iterations)
     for stage in stages:
         fixed = 1 if stage == "smaller" else 0
         free_t = ~eligible & (lev <= last) & ~(few & (lev <= fixed))
@@ -150,7 +156,7 @@ def frequency_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.int
         if stage == "generated":
             bound = generated_bound(
                 cells, build, partial(excesses, keys, cells, lev, free_t, last, l, r), check,
-                max_iterations, report, what)
+                solver, report, what)
             if bound is not None:
                 return bound
             continue
@@ -158,12 +164,17 @@ def frequency_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.int
         if lp is None:
             report(f"bounds: no {what} (over its limit of {max_nonzeros:,} nonzeros)")
             continue
-        return settle(lp, cells, max_iterations, report, what, check)
+        return settle(lp, cells, solver, report, what, check)
     return None
 
 
 _WHAT = {"full": "", "generated": " by generation",
          "smaller": " (level-1 row types of too few values fixed)"}
+
+
+def _highs(max_iterations: int, lp: Program, weights: NDArray[np.float64],
+           progress: Progress, what: str) -> NDArray[np.float64] | None:
+    return solve(lp, weights, max_iterations, progress, what)
 
 
 def _cells(c: IntArray, eligible: NDArray[np.bool_], free_t: NDArray[np.bool_],
