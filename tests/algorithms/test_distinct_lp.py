@@ -19,6 +19,7 @@ from starmin.algorithms.heuristic._distinct_lp import work as distinct_lp_work
 from starmin.algorithms.heuristic._level_lp import Buckets, level_lp_classes
 from starmin.algorithms.heuristic.pattern_keys import PatternKeys, masks_of_level
 from starmin.data.rowtypes import RowTypes
+from starmin.errors import InvalidInput
 from starmin.models import (
     AllOf,
     DistinctLDiversity,
@@ -145,13 +146,19 @@ def test_merge_repair_takes_it_for_distinct_l_alone_and_releases_verify() -> Non
             assert released.certificate["start"] == "levels"
 
 
-def test_by_default_the_lp_forms_the_classes_of_levels_1_and_2() -> None:
-    """A table of five QIs where levels 3..5 matter: the default equals the LP at levels 1
-    and 2 and differs from the LP at every level (``level_lp_levels=16``)."""
+def test_by_default_the_lp_forms_the_classes_of_every_level() -> None:
+    """A table of five QIs where levels 3..5 matter: the default equals the LP at every level
+    (``distinct_lp_levels=16``) and differs from the LP at levels 1 and 2 (stop 33's
+    default); ``level_lp_levels`` (frequency's and t-closeness's LPs) does not change it,
+    and a negative ``distinct_lp_levels`` is refused with the fix."""
     rt = random_table(40, 150, 5, values=[3, 4, 3, 4, 3], s=4)
     model = DistinctLDiversity(3)
     default = merge_repair.solve(rt, model, start="levels")
-    every = merge_repair.solve(rt, model, start="levels", level_lp_levels=16)
-    two = merge_repair.solve(rt, model, start="levels", level_lp_levels=2)
-    assert np.array_equal(default.class_key_counts(rt.s), two.class_key_counts(rt.s))
-    assert default.stars != every.stars
+    every = merge_repair.solve(rt, model, start="levels", distinct_lp_levels=16)
+    two = merge_repair.solve(rt, model, start="levels", distinct_lp_levels=2)
+    other = merge_repair.solve(rt, model, start="levels", level_lp_levels=0)
+    assert np.array_equal(default.class_key_counts(rt.s), every.class_key_counts(rt.s))
+    assert np.array_equal(default.class_key_counts(rt.s), other.class_key_counts(rt.s))
+    assert default.stars != two.stars
+    with pytest.raises(InvalidInput, match="distinct_lp_levels must be >= 0"):
+        merge_repair.solve(rt, model, start="levels", distinct_lp_levels=-1)

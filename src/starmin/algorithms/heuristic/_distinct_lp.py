@@ -33,18 +33,24 @@ vertex, which on adult is nearly integral (distinct l = 2, level 1: 8,509 of the
 8,512 rows kept).
 
 Where it runs. The level start forms its classes at levels ``1 .. lp_levels`` with it for
-distinct l-diversity alone (:func:`.merge_repair.distinct_only`), by default at levels 1
-and 2 (merge-repair's ``level_lp_levels``, as frequency's LP); entropy l and recursive
-(c, l), whose classes need more than ``l`` values, keep the frequency LP (adult, rule
-``spread``, the level start alone, frequency LP -> this LP: entropy l = 2 / 3 / 4 13,081 /
-21,045 / 27,611 -> 13,719 / 21,303 / 27,825; recursive (4, 3) 19,278 -> 19,349). Distinct l
-= 2 / 3 / 4 / 5 / 6: 12,289 / 18,611 / 23,121 / 27,154 / 31,013 -> 12,167 / 18,153 / 22,653 /
-26,499 / 30,357 stars (-1.0 to -2.4 %) with the LP at levels 1 and 2, in 1.2-1.5 CPU s
-instead of 2.9-3.3 (docs/algorithms/merge-repair.md). At every level adult gave 12,107 /
-18,026 / 22,448 / 26,290 / 30,164 (levels 3..8 add 0.1-0.2 CPU s), but on a random table of
-5,000 rows and 9 QIs of 4 values (l = 3, 8 sensitive values) the level-3 LP (210,000
-nonzeros) took HiGHS's dual simplex 87,560 iterations and 142 CPU s (its interior point
-method 44 s), where levels 1 and 2 took 0.3 and 0.2 s; so levels 1 and 2 stay the default.
+distinct l-diversity alone (:func:`.merge_repair.distinct_only`), by default at every level
+(merge-repair's ``distinct_lp_levels``, :data:`LP_LEVELS`); entropy l and recursive (c, l),
+whose classes need more than ``l`` values, keep the frequency LP (adult, rule ``spread``,
+the level start alone, frequency LP -> this LP: entropy l = 2 / 3 / 4 13,081 / 21,045 /
+27,611 -> 13,719 / 21,303 / 27,825; recursive (4, 3) 19,278 -> 19,349). Distinct l = 2 / 3 /
+4 / 5 / 6 under ``auto`` on adult (8 QIs, occupation): 12,289 / 18,611 / 23,121 / 27,154 /
+31,013 stars before the LP; 12,167 / 18,153 / 22,653 / 26,499 / 30,357 with it at levels 1
+and 2 (stop 33, in 1.2-1.5 CPU s of the level start instead of 2.9-3.3); 12,107 / 18,026 /
+22,448 / 26,290 / 30,164 at every level (stop 35; levels 3..8 add 0.1-0.2 CPU s). Stop 33
+kept levels 1 and 2 because on a random table of 5,000 rows and 9 QIs of 4 values (l = 3, 8
+sensitive values) the level-3 LP (210,000 nonzeros) took HiGHS's dual simplex 87,560
+iterations and 142 CPU s (its interior point method 44 s). Since stop 34 that LP is not
+solved (its competition, :func:`._level_lp.competed`, is over the limit); on the uniform
+random tables of ``bench/auto_budget.py --shapes`` (l = 2 and 3) every level released the
+same or fewer stars than levels 1 and 2 (-0.0 to -0.8 %) in the same time within 0.3 CPU s.
+Glop's dual simplex (within a deterministic-time limit, as the distinct charge LP) was
+tried in its place and not taken: its vertices round worse (adult l = 4 / 5 22,491 / 26,383
+against 22,448 / 26,290).
 
 Solver and work limits. HiGHS's dual simplex (through SciPy) within ``max_iterations``
 iterations (:data:`MAX_ITERATIONS`; adult, level 1: 0.6-0.8 CPU s, about 5x faster than its
@@ -89,13 +95,18 @@ from starmin.algorithms.heuristic.pattern_keys import PatternKeys, masks_of_leve
 MAX_ITERATIONS = 40_000
 """Dual simplex iterations per LP (adult, levels 1 and 2, l = 2..6: at most 21,002); past it
 the level is left to the greedy."""
+LP_LEVELS = 16
+"""The levels whose classes the LP forms first, by default (merge-repair's
+``distinct_lp_levels``): every level (the level start takes at most 16 QIs). Until stop 35
+levels 1 and 2 (module docstring)."""
 
 
 def work(counts: IntArray, l: int, m: int) -> float:
-    """Estimated work units of the LPs at levels 1 and 2: ``7e-6 x m x`` the cells (row type,
-    value) of the row types holding fewer than ``l`` values (the rows level 0 leaves free).
-    Adult, 8 QIs, occupation: l = 2 / 6 9,391 / 16,630 cells, estimates 0.5 / 0.9, measured
-    0.5 / 0.5 CPU s."""
+    """Estimated work units of the LPs: ``7e-6 x m x`` the cells (row type, value) of the
+    row types holding fewer than ``l`` values (the rows level 0 leaves free). Adult, 8 QIs,
+    occupation: l = 2 / 6 9,391 / 16,630 cells, estimates 0.5 / 0.9, measured 0.5 / 0.5 CPU
+    s at levels 1 and 2 (stop 33), 0.8 / 0.6 at every level (stop 35: the later levels hold
+    few free rows)."""
     c = np.asarray(counts, dtype=np.int64)
     return 7e-6 * m * int(np.count_nonzero(c[(c > 0).sum(axis=1) < l]))
 

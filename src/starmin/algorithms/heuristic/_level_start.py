@@ -18,7 +18,8 @@ Greedy (deterministic; ties broken by the row types' and patterns' order).
    ``j <= lp_levels`` (default 2), the
    placement LP of :mod:`._level_lp` first decides the level's groups together and forms
    its classes; for distinct l-diversity (``distinct``, stop 33) the LP of
-   :mod:`._distinct_lp` does, whose classes need ``l`` values.
+   :mod:`._distinct_lp` does, whose classes need ``l`` values (merge-repair passes its
+   ``distinct_lp_levels`` as ``lp_levels`` there: every level by default, stop 35).
    Then, for every pattern of ``j`` stars (most rows placed first) and every group of row
    types that agree outside it, the free rows of the group are pooled and phase one is
    applied to the pool: its largest l-eligible part becomes one class (released as the

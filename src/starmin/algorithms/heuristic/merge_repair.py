@@ -80,6 +80,7 @@ from numpy.typing import NDArray
 from starmin.algorithms._progress import Meter
 from starmin.algorithms.base import Algorithm, AutoRun, Progress, silent
 from starmin.algorithms.heuristic._carve import carve
+from starmin.algorithms.heuristic._distinct_lp import LP_LEVELS as DISTINCT_LP_LEVELS
 from starmin.algorithms.heuristic._distinct_lp import work as distinct_lp_work
 from starmin.algorithms.heuristic._judge import compile_judge
 from starmin.algorithms.heuristic._level_lp import LP_LEVELS as LEVEL_LP_LEVELS
@@ -116,6 +117,7 @@ class Settings:
     start_k: int | None = None
     start_lp_levels: int = 3
     level_lp_levels: int = LEVEL_LP_LEVELS
+    distinct_lp_levels: int = DISTINCT_LP_LEVELS
     width: int = 256
     rules: tuple[str, ...] = RULES
     h: int = 64
@@ -142,9 +144,11 @@ class Settings:
         if not st.starts or any(x not in STARTS for x in st.starts):
             raise InvalidInput(f"unknown start {st.start!r} for {NAME}: use "
                                f"{', '.join(STARTS)} (or several of them)")
-        if st.level_lp_levels < 0:
-            raise InvalidInput(f"level_lp_levels must be >= 0, got {st.level_lp_levels}: use "
-                               f"e.g. level_lp_levels={LEVEL_LP_LEVELS} (0: the greedy alone)")
+        for name, default in (("level_lp_levels", LEVEL_LP_LEVELS),
+                              ("distinct_lp_levels", DISTINCT_LP_LEVELS)):
+            if getattr(st, name) < 0:
+                raise InvalidInput(f"{name} must be >= 0, got {getattr(st, name)}: use e.g. "
+                                   f"{name}={default} (0: the greedy alone)")
         if st.donors < 0:
             raise InvalidInput(f"donors must be >= 0, got {st.donors}: use e.g. donors=32")
         for name in ("width", "h"):
@@ -181,9 +185,10 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     :func:`._start.start_size`), ``start_lp_levels`` (the levels with a bucket LP in that start,
     default 3; 0: the greedy levels only), ``level_lp_levels`` (the levels of the level start
     whose classes the placement LP of :mod:`._level_lp` forms first, for frequency l-diversity
-    and the models it implies, of :mod:`._distinct_lp` for distinct l-diversity, and of
-    :mod:`._close_lp` for t-closeness under the equal distance or a matrix, at level 1 only;
-    default 2; 0: the greedy alone), ``width``
+    and the models it implies, and of :mod:`._close_lp` for t-closeness under the equal
+    distance or a matrix, at level 1 only; default 2; 0: the greedy alone),
+    ``distinct_lp_levels`` (the same for the LP of :mod:`._distinct_lp`, distinct
+    l-diversity alone; default every level; 0: the greedy alone), ``width``
     (partners judged per
     merge, default 256), ``rules`` (partner rules, each a full repair, the best release kept;
     default ``("cost", "spread")``), ``donors`` (partners a class may pull rows from, default
@@ -400,7 +405,8 @@ def initial_plan(rt: RowTypes, model: PrivacyModel, st: Settings, seed: int, jud
 
         l = level_l(model, rt)
         distinct = distinct_only(model) and len(rt.sensitive) == 1
-        return "levels", level_plan(rt, judge, l, NAME, GUARANTEE, st.level_lp_levels,
+        lp_levels = st.distinct_lp_levels if distinct else st.level_lp_levels
+        return "levels", level_plan(rt, judge, l, NAME, GUARANTEE, lp_levels,
                                     widen=capped_parts(model),
                                     close=close_spec(model, rt) if l is None else None,
                                     distinct=distinct)
