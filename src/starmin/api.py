@@ -358,10 +358,17 @@ def lp_lower_bound(rt: RowTypes, model: PrivacyModel, progress: Progress | None 
             bound = int(known[rel.name])
         else:
             from starmin.algorithms.lp.colgen import column_generation, iteration_budget
+            from starmin.algorithms.lp.incremental import WorkLimit
 
             try:
                 bound = column_generation(rt, rel, max_iterations=iteration_budget(work),
+                                          within_rounds=True,
                                           progress=progress or silent).bound
+            except WorkLimit as exc:  # a solve reached its work limit: the bound before it
+                (progress or silent)(f"lp {rel.name}: stopped at a work limit ({exc})")
+                if exc.bound is None:
+                    continue
+                bound = exc.bound
             except RuntimeError as exc:  # the LP solver failed: this bound is optional
                 (progress or silent)(f"lp {rel.name}: no LP bound ({exc})")
                 continue

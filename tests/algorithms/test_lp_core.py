@@ -165,3 +165,32 @@ def test_complete_only_refuses_to_round_an_unfinished_lp() -> None:
     done = lp_rounding.solve(rt, model, complete_only=True)
     assert done.certificate["lp_complete"] is True
     assert done.stars == lp_rounding.solve(rt, model).stars
+
+
+@pytest.mark.parametrize("solver", ["glop", "highs-ipm"])
+def test_a_budget_within_rounds_stops_a_solve_and_keeps_the_bound(solver: str) -> None:
+    """``within_rounds`` (the portfolio's and the report's runs): the iteration budget holds
+    inside a round's solve, Glop's and SciPy's alike (``highs-ipm`` solves through SciPy
+    only); the solve that reaches it raises WorkLimit carrying the bound certified before it
+    (``None`` in the first round), never above the complete LP's bound. Without it the same
+    budget lets each round finish (the run stops after the round that reaches it)."""
+    from starmin.algorithms.lp.incremental import WorkLimit
+
+    rng = np.random.default_rng(7)
+    rt = RowTypes.from_arrays(rng.integers(0, 4, size=(80, 5)))
+    rel = relaxations(KAnonymity(3), rt)[0]
+    full = column_generation(rt, rel, lp_solver=solver)
+    assert full.complete
+    stopped = 0
+    for budget in (1, 5, 20, 60):
+        try:
+            cg = column_generation(rt, rel, max_iterations=budget, within_rounds=True,
+                                   lp_solver=solver)
+        except WorkLimit as exc:
+            stopped += 1
+            assert exc.bound is None or 0 <= exc.bound <= full.bound
+            continue
+        assert cg.bound <= full.bound
+    assert stopped >= 2
+    loose = column_generation(rt, rel, max_iterations=5, lp_solver=solver)
+    assert not loose.complete and loose.bound <= full.bound

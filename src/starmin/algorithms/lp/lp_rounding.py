@@ -102,12 +102,17 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     if not rels:
         return _one_class_per_type(rt)
     rel = primary(rels)
+    from starmin.algorithms.lp.incremental import WorkLimit
+
     try:
         cg, groups = rounded(rt, model, rel, max_rounds=int(options.get("max_rounds", 60)),
                              max_patterns=int(options.get("max_patterns", 5000)),
                              node_limit=int(options.get("node_limit", 2000)),
                              max_iterations=options.get("max_iterations"), progress=say,
                              complete_only=bool(options.get("complete_only", False)))
+    except WorkLimit as exc:  # complete_only: a round's solve reached the budget
+        raise SolverLimit(f"{NAME}: column generation stopped at its work limit before the LP "
+                          f"optimum ({exc}); not rounded") from exc
     except RuntimeError as exc:  # an LP/MILP solver stopped without a usable answer
         raise SolverLimit(f"{NAME}: the solver stopped without a usable answer ({exc}); "
                           "use --method merge-repair (or auto)") from exc
@@ -135,7 +140,8 @@ def rounded(rt: RowTypes, model: PrivacyModel, rel: Relaxation, *, max_rounds: i
 
     cg = column_generation(rt, rel, max_rounds=max_rounds, max_patterns=max_patterns,
                            max_iterations=None if max_iterations is None
-                           else int(max_iterations), progress=progress)
+                           else int(max_iterations), within_rounds=complete_only,
+                           progress=progress)
     if complete_only and not cg.complete:
         raise SolverLimit(f"{NAME}: column generation stopped at its work limit before the LP "
                           f"optimum (LP {cg.lp_value:.1f}, bound {cg.bound}); not rounded")
