@@ -8,9 +8,11 @@ pass that LP's check, computed from scratch on every bucket that can fail.
 A charge LP has one block of rows and variables per bucket that can fail; on ARX adult (8
 QIs, occupation) the full LPs for ``q >= 3`` have 500,000-800,000 nonzeros and took 5-190
 CPU s under HiGHS's dual simplex. Most buckets never bind. The *level charges* (every free
-charge at its row type's level ``L``, its range's upper end less 1) satisfy every bucket:
-a bucket of ``s`` stars holding a row type of level ``L <= s`` has ``a - s <= 0`` there, and
-one of ``s < L`` holds too few values to be constrained. So:
+charge at its row type's level ``L``, its range's upper end less 1) satisfy every bucket of
+the distinct LP: a bucket of ``s`` stars holding a row type of level ``L <= s`` has ``a - s
+<= 0`` there, and one of ``s < L`` holds too few values to be constrained (the frequency
+LP's own buckets at ``s = 0`` can fail there; nothing below needs the start to be
+feasible). So:
 
 1. **Seed.** Keep the buckets whose condition is tight (or failing) at the level charges.
 2. **Solve** the LP over those buckets alone (every charge free, as in the full LP). Its

@@ -91,9 +91,11 @@ STAGES = ("generated", "smaller")
 LP (:mod:`.charge_generation`, each of its two LPs within :data:`FULL_MAX_NONZEROS`), then
 the smaller LP (level 1 fixed, within :data:`MAX_NONZEROS`). The full LP itself
 (``"full"``, within :data:`FULL_MAX_NONZEROS` for ``q = 2`` and :data:`MAX_NONZEROS`
-otherwise) can be asked for: its optimum is at most 0.3 % above generation's on the tables
-measured (adult q = 2: 11,626 against 11,619), but its cost is less predictable (adult's
-first 8,000 rows, q = 4: 30,000 Glop iterations, 6.7 CPU s, where generation took 2)."""
+otherwise) can be asked for: its optimum was at most 0.4 % above generation's on the tables
+measured (adult and its first 2,000 / 8,000 rows, q = 2..6, and the uniform random tables of
+``bench/auto_budget.py --shapes``, q = 2, 3; adult q = 2: 11,626 against 11,612), but its
+cost is less predictable (adult's first 8,000 rows, q = 4: 30,000 Glop iterations, 6.7 CPU
+s, where generation took 2)."""
 STAGE_NAMES = ("full", "generated", "smaller")
 """Every stage :func:`distinct_charge_bound` knows."""
 
