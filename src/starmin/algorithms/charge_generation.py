@@ -53,6 +53,18 @@ from numpy.typing import NDArray
 from starmin.algorithms.base import Progress
 from starmin.algorithms.charge_lp import SAFETY, Cells, IntArray, Program, Solver, settle
 
+STAGE_NAMES = ("full", "generated", "smaller")
+"""The LPs a diversity charge bound can try (its ``stages``): the full LP, bucket generation on
+it (:func:`generated_bound`), and the smaller LP with the level-1 row types fixed."""
+
+
+def check_stages(stages: tuple[str, ...]) -> None:
+    """``ValueError`` naming the stages that are not in :data:`STAGE_NAMES`."""
+    if unknown := set(stages) - set(STAGE_NAMES):
+        raise ValueError(f"unknown charge LP stages {sorted(unknown)}: choose from "
+                         f"{STAGE_NAMES}")
+
+
 Chosen = list[NDArray[np.bool_]]
 """Per block of buckets (in the caller's enumeration order), the buckets kept."""
 Excess = tuple[IntArray, IntArray, NDArray[np.float64]]

@@ -67,7 +67,12 @@ from numpy.typing import NDArray
 
 from starmin.algorithms.base import Progress, silent
 from starmin.algorithms.bounds import top_sums
-from starmin.algorithms.charge_generation import Chosen, Excess, generated_bound
+from starmin.algorithms.charge_generation import (
+    Chosen,
+    Excess,
+    check_stages,
+    generated_bound,
+)
 from starmin.algorithms.charge_lp import MAX_WORK, Cells, Program, Work, settle, solve_glop
 from starmin.algorithms.heuristic.pattern_keys import IntArray, PatternKeys
 from starmin.algorithms.l_charge_bound import (
@@ -96,8 +101,6 @@ measured (adult and its first 2,000 / 8,000 rows, q = 2..6, and the uniform rand
 ``bench/auto_budget.py --shapes``, q = 2, 3; adult q = 2: 11,626 against 11,612), but its
 cost is less predictable (adult's first 8,000 rows, q = 4: 30,000 Glop iterations, 6.7 CPU
 s, where generation took 2)."""
-STAGE_NAMES = ("full", "generated", "smaller")
-"""Every stage :func:`distinct_charge_bound` knows."""
 
 
 def distinct_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.integer], q: int,
@@ -117,9 +120,7 @@ def distinct_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.inte
     lev = np.asarray(lev, dtype=np.int64)
     q = int(q)
     t_in, r = c.shape
-    if unknown := set(stages) - set(STAGE_NAMES):
-        raise ValueError(f"unknown charge LP stages {sorted(unknown)}: choose from "
-                         f"{STAGE_NAMES}")
+    check_stages(stages)
     if q < 2 or t_in == 0 or last < 1:
         return None
     many = (c > 0).sum(axis=1) >= q

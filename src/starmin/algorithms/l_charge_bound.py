@@ -83,7 +83,12 @@ from numpy.typing import NDArray
 
 from starmin.algorithms.base import Progress, silent
 from starmin.algorithms.bounds import bucket_members, top_sums
-from starmin.algorithms.charge_generation import Chosen, Excess, generated_bound
+from starmin.algorithms.charge_generation import (
+    Chosen,
+    Excess,
+    check_stages,
+    generated_bound,
+)
 from starmin.algorithms.charge_lp import Cells, Program, settle, solve
 from starmin.algorithms.heuristic.pattern_keys import IntArray, PatternKeys, masks_of_level
 
@@ -106,8 +111,6 @@ adult (8 QIs, occupation; 2026-11-27, one core, without the iteration limit) it 
 limit; the other bounds' best 18,096 / 23,013 / 27,319), but its seeded LP keeps
 5,400-8,700 buckets and needs 45,000-59,000 simplex iterations, 11-31 CPU s: past the
 iteration limit and too slow beside a release that must finish within 10 s."""
-STAGE_NAMES = ("full", "generated", "smaller")
-"""Every stage :func:`frequency_charge_bound` knows."""
 
 
 def frequency_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.integer], l: int,
@@ -133,9 +136,7 @@ def frequency_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.int
     lev = np.asarray(lev, dtype=np.int64)
     l = int(l)
     t_in, r = c.shape
-    if unknown := set(stages) - set(STAGE_NAMES):
-        raise ValueError(f"unknown charge LP stages {sorted(unknown)}: choose from "
-                         f"{STAGE_NAMES}")
+    check_stages(stages)
     if l < 2 or t_in == 0 or last < 1:
         return None
     eligible = l * c.max(axis=1) <= c.sum(axis=1)
