@@ -42,8 +42,9 @@ def test_node_limit_reaches_highs_and_no_time_limit(monkeypatch: pytest.MonkeyPa
 
 
 # the user's --time-limit (tests/algorithms/test_time_limit.py) is the one way a clock gets
-# in: the option of milp, handed to HiGHS by the MILP's solve; no other module names it
-ASKED = {"lp/milp_exact.py", "lp/master.py"}
+# in: the option of milp, handed to HiGHS by the MILP's solve and by the restricted LP of
+# milp's column generation (its deadline); no other module names it
+ASKED = {"lp/milp_exact.py", "lp/master.py", "lp/incremental.py"}
 
 
 def test_no_algorithm_hands_highs_a_time_limit() -> None:

@@ -103,9 +103,10 @@ def build_parser() -> argparse.ArgumentParser:
                    "dgh-k-anonymity, dgh-p-sensitive, full-domain; auto picks among them)")
     a.add_argument("--seed", type=int, default=0, help="seed for every random choice")
     a.add_argument("--time-limit", type=float, metavar="SECONDS", help="wall-clock limit "
-                   "for methods that honor one (milp; --method exact when it picks milp): "
-                   "stopped early, the best release and its proven bound are reported, and "
-                   "the report says the release depends on machine speed. Default: none "
+                   "for methods that honor one (milp; --method exact when it picks milp), on "
+                   "the whole solve (column generation, rounding, branch and bound): stopped "
+                   "early, the best release and its proven bound are reported, and the "
+                   "report says the release depends on machine speed. Default: none "
                    "(results never depend on the clock)")
     a.add_argument("--attributes", action="store_true", help="suppress whole QI columns "
                    "instead of cells: the fewest columns whose suppression satisfies the "

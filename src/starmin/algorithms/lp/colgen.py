@@ -46,6 +46,7 @@ a restricted master are textbook LP duality.
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -278,6 +279,7 @@ def column_generation(rt: RowTypes, rel: Relaxation, *, max_rounds: int = 60,
                       keep: int | None = None, max_patterns: int = 5000,
                       partial: bool = True, max_iterations: int | None = None,
                       within_rounds: bool = False, lp_solver: str = "glop",
+                      rounds_until: float | None = None, deadline: float | None = None,
                       progress: Progress = silent) -> ColumnGeneration:
     """Run column generation for one relaxation (see the module docstring). ``max_iterations``:
     a work limit on the simplex iterations of all rounds together (:func:`iteration_budget`);
@@ -288,7 +290,10 @@ def column_generation(rt: RowTypes, rel: Relaxation, *, max_rounds: int = 60,
     and the report's runs, which never round an unfinished LP: on a uniform random table of
     6,000 rows and 5 QIs of 8 values, k = 10, Glop failed numerically and SciPy's fallback
     took 7-13 CPU s a round, 34 s in all, where the budget was 10,000 iterations).
-    ``lp_solver``: the restricted LP's solver (:data:`.incremental.SOLVERS`)."""
+    ``lp_solver``: the restricted LP's solver (:data:`.incremental.SOLVERS`).
+    ``rounds_until`` and ``deadline`` (``time.monotonic()`` instants, only for a wall-clock
+    limit the user asked for): no round starts after ``rounds_until`` (the run then stops
+    as at its iteration budget), and no solve passes ``deadline`` (:class:`WorkLimit`)."""
     pairs = Pairs.of(rt)
     pricer = Pricer(rt, pairs, rel)
     keep = keep or max(200, rt.t_in // 4)
@@ -298,6 +303,7 @@ def column_generation(rt: RowTypes, rel: Relaxation, *, max_rounds: int = 60,
         pool.add(0, int(zero.keys[g0]), np.nonzero(zero.group == g0)[0], pairs.type_of)
     pool.add((1 << rt.m) - 1, 0, np.arange(pairs.P), pairs.type_of)
     master = RestrictedLP(pairs, rel, solver=lp_solver)
+    master.deadline = deadline
     best, rounds, complete, iterations = 0.0, 0, False, 0
     n = rt.n
     master.add(pool.take())
@@ -330,6 +336,10 @@ def column_generation(rt: RowTypes, rel: Relaxation, *, max_rounds: int = 60,
         if max_iterations is not None and iterations >= max_iterations:
             progress(f"lp {rel.name}: stopping at the iteration budget ({max_iterations}); "
                      f"bound {best:.1f} certified")
+            break
+        if rounds_until is not None and time.monotonic() >= rounds_until:
+            progress(f"lp {rel.name}: stopping at the time limit's share for column "
+                     f"generation; bound {best:.1f} certified")
             break
         added = 0
         wanted: dict[int, tuple[MaskPrice, list[int]]] = {}

@@ -29,6 +29,7 @@ a new block with the union of the pairs (the older one stays; both are valid cla
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,8 +52,9 @@ _LIMITS = (6, 9)
 """``TERMINATION_REASON_NO_SOLUTION_FOUND`` and ``_FEASIBLE``: a limit reached."""
 class WorkLimit(RuntimeError):
     """A solve of the restricted LP reached its iteration limit (``max_iterations``, counted
-    over Glop's attempts and the SciPy fallback together). ``bound``: the bound column
-    generation certified before it (from the last duals), or ``None``."""
+    over Glop's attempts and the SciPy fallback together) or the user's time limit
+    (``deadline``). ``bound``: the bound column generation certified before it (from the
+    last duals), or ``None``."""
 
     def __init__(self, message: str, bound: int | None = None) -> None:
         super().__init__(message)
@@ -80,6 +82,9 @@ class RestrictedLP:
             raise ValueError(f"unknown LP solver {solver!r}: choose from {', '.join(SOLVERS)}")
         self.pairs, self.rel = pairs, rel
         self.max_iterations = max_iterations
+        self.deadline: float | None = None
+        """A ``time.monotonic()`` instant no solve may pass (:class:`WorkLimit` there): only
+        for a wall-clock limit the user asked for (``milp``'s ``--time-limit``)."""
         self._method = "highs-ipm" if solver == "highs-ipm" else "highs-ds"
         P = pairs.P
         model = model_pb2.ModelProto()
@@ -220,8 +225,8 @@ class RestrictedLP:
         block's ``x(b, p)`` and ray's size (else ``x`` is empty: rounds that only price need
         the duals). ``max_iterations`` holds for the whole call: Glop's attempt, its retry
         from scratch and SciPy's fallback together (``iterations``: what they took). Raises
-        :class:`WorkLimit` at that limit, ``RuntimeError`` when no solver reaches
-        optimality."""
+        :class:`WorkLimit` at that limit or at ``deadline``, ``RuntimeError`` when no solver
+        reaches optimality."""
         from ortools.math_opt import callback_pb2, model_parameters_pb2, parameters_pb2
 
         params = parameters_pb2.SolveParametersProto()
@@ -238,6 +243,9 @@ class RestrictedLP:
         for attempt in range(2 if self._solver is not None else 0):
             # the second attempt: once more from scratch, a new Glop on the whole program
             params.iteration_limit = max(1, self.max_iterations - spent)
+            left = self._seconds_left(spent)
+            if left is not None:
+                params.time_limit.FromNanoseconds(int(left * 1e9))
             try:
                 if attempt == 1:
                     self._solver = self._fresh()
@@ -247,6 +255,7 @@ class RestrictedLP:
                 continue
             spent += int(res.solve_stats.simplex_iterations)
             if res.termination.reason in _LIMITS:
+                self._seconds_left(spent)  # the time limit, if that was it
                 self._limit(spent)
             if res.termination.reason == _OPTIMAL and res.solutions:
                 sol = res.solutions[0]
@@ -262,6 +271,17 @@ class RestrictedLP:
         self._solver = None  # Glop that failed refuses every later call
         return self._scipy(primal, spent)
 
+    def _seconds_left(self, spent: int) -> float | None:
+        """The seconds left before ``deadline`` (``None`` without one); :class:`WorkLimit`
+        when it has passed."""
+        if self.deadline is None:
+            return None
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            self.iterations = spent
+            raise WorkLimit("a restricted LP solve reached the time limit")
+        return left
+
     def _limit(self, spent: int) -> None:
         self.iterations = spent
         raise WorkLimit(f"a restricted LP solve reached its limit of {self.max_iterations:,} "
@@ -270,10 +290,11 @@ class RestrictedLP:
     def _scipy(self, primal: bool, spent: int = 0) -> LPSolution:
         """The whole program solved from scratch by SciPy's HiGHS (dual simplex), for a round
         on which Glop failed twice (numerical trouble on some mid-size tables): the same LP,
-        so its duals certify the same kind of bound. Deterministic (one thread, no time
-        limit); within the iterations ``max_iterations`` leaves after the ``spent`` ones
-        (:class:`WorkLimit` past them; on a uniform random table of 6,000 rows and 5 QIs of
-        8 values, k = 10, its rounds took 7-13 CPU s without this limit, stop 35); raises
+        so its duals certify the same kind of bound. Deterministic (one thread, no time limit
+        unless the user set ``deadline``); within the iterations ``max_iterations`` leaves
+        after the ``spent`` ones (:class:`WorkLimit` past them; on a uniform random table of
+        6,000 rows and 5 QIs of 8 values, k = 10, its rounds took 7-13 CPU s without this
+        limit, stop 35); raises
         ``RuntimeError`` when HiGHS does not reach optimality otherwise."""
         import scipy.sparse as sp
         from scipy.optimize import linprog
@@ -298,11 +319,15 @@ class RestrictedLP:
         A = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
                           shape=(nc, n))
         eq = lo == hi  # the coverage rows (first) and the blocks' own equalities
+        options: dict[str, Any] = {"maxiter": max(1, self.max_iterations - spent)}
+        left = self._seconds_left(spent)
+        if left is not None:
+            options["time_limit"] = left
         res = linprog(c, A_ub=A[~eq] if (~eq).any() else None,
                       b_ub=hi[~eq] if (~eq).any() else None, A_eq=A[eq], b_eq=hi[eq],
-                      bounds=(0, None), method=self._method,
-                      options={"maxiter": max(1, self.max_iterations - spent)})
-        if res.status == 1:  # the iteration limit
+                      bounds=(0, None), method=self._method, options=options)
+        if res.status == 1:  # the iteration limit (or the time limit)
+            self._seconds_left(spent + int(res.nit))
             self._limit(spent + int(res.nit))
         if res.status != 0:
             raise RuntimeError(f"Glop and HiGHS stopped on the restricted LP: {res.message}")

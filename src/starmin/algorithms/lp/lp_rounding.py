@@ -136,7 +136,6 @@ def rounded(rt: RowTypes, model: PrivacyModel, rel: Relaxation, *, max_rounds: i
     estimate counts; on adult's first 500 rows with k = 5 its root alone took 6.7 CPU s and
     the whole MILP 16 s, for 1,132 stars against pattern-packing's 1,038)."""
     from starmin.algorithms.lp.colgen import column_generation
-    from starmin.algorithms.lp.rounding import groups_of, merge_failing, round_lp
 
     cg = column_generation(rt, rel, max_rounds=max_rounds, max_patterns=max_patterns,
                            max_iterations=None if max_iterations is None
@@ -145,8 +144,19 @@ def rounded(rt: RowTypes, model: PrivacyModel, rel: Relaxation, *, max_rounds: i
     if complete_only and not cg.complete:
         raise SolverLimit(f"{NAME}: column generation stopped at its work limit before the LP "
                           f"optimum (LP {cg.lp_value:.1f}, bound {cg.bound}); not rounded")
-    x = round_lp(cg.pairs, combined(model, rt), cg.blocks, cg.lp.x, node_limit=node_limit)
-    return cg, merge_failing(rt, model, groups_of(cg.pairs, cg.blocks, x))
+    return cg, classes_of_lp(rt, model, cg, node_limit=node_limit)
+
+
+def classes_of_lp(rt: RowTypes, model: PrivacyModel, cg: ColumnGeneration, *,
+                  node_limit: int = 2000, seconds: float | None = None) -> list[Group]:
+    """The classes of column generation's LP, rounded and repaired (:mod:`.rounding`).
+    ``seconds``: a wall-clock limit the user asked for (``milp``'s ``--time-limit``) on the
+    rounding MILP (``RuntimeError`` when it found nothing within it)."""
+    from starmin.algorithms.lp.rounding import groups_of, merge_failing, round_lp
+
+    x = round_lp(cg.pairs, combined(model, rt), cg.blocks, cg.lp.x, node_limit=node_limit,
+                 seconds=seconds)
+    return merge_failing(rt, model, groups_of(cg.pairs, cg.blocks, x))
 
 
 def auto_run(model: PrivacyModel, rt: RowTypes, units_left: float) -> AutoRun:

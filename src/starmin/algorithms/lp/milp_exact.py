@@ -5,9 +5,12 @@ branch and bound (gap 0). If the work limit (``node_limit`` branch-and-bound nod
 HiGHS first, the plan says so: its guarantee becomes ``bound`` and it carries the solver's
 proven lower bound, so the report prints the best release found, the bound and the gap.
 The same holds for a wall-clock limit, but only when the user asks for one (``time_limit``
-seconds, ``--time-limit``): it limits HiGHS's branch and bound (the column generation and the
-rounding before it run to completion), and a plan it stopped says so in its guarantee, since
-that plan may differ with machine speed and load.
+seconds, ``--time-limit``): it holds for the whole solve. Column generation starts no round
+after :data:`COLGEN_SHARE` of it, and no LP solve, rounding or branch and bound passes it
+(stopped early, the LP's last certified bound stands and ``merge-repair``'s release is the
+incumbent); a plan it stopped says so in its guarantee, since that plan may differ with
+machine speed and load. Building the MILP's vectors is not timed: a table past the limits
+below is refused before it starts.
 
 The program (:mod:`.master`) has one block per *useful* output vector (:mod:`.vectors`: an
 optimal release needs no other) with every pair of its group, and states each model
@@ -94,6 +97,10 @@ GUARANTEE = Guarantee(
 _OPTIONS = {"node_limit", "time_limit"}
 CUT_ROUNDS = 50
 """Most rounds of cuts for entropy and recursive (c, l)-diversity (a work limit)."""
+COLGEN_SHARE = 0.5
+"""With the user's time limit, column generation starts no round after this share of it
+(a round under way may run to the limit); the rounding and HiGHS's branch and bound get the
+rest."""
 
 
 def _unsupported_part(model: PrivacyModel, rt: RowTypes) -> str | None:
@@ -202,18 +209,20 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     if seconds is not None:
         seconds = check_time_limit(seconds)
         cert["time_limit_s"] = seconds
-    start = _incumbent(rt, model, say)
+    end = None if seconds is None else time.monotonic() + seconds
+    start = _incumbent(rt, model, say, seconds)
     best: list[Group] | None = None
     upper: int | None = None
     lp_bound = 0
     keep = max_stars = None
     if start is not None:
-        cg, best = start
-        upper, lp_bound = _stars(rt, best), cg.bound
-        cert.update(lp_bound=cg.bound, lp_complete=cg.complete, incumbent_stars=upper)
+        cg, lp_bound, best = start
+        upper = _stars(rt, best)
+        cert.update(lp_bound=lp_bound, lp_complete=cg is not None and cg.complete,
+                    incumbent_stars=upper)
         if upper <= lp_bound:
             return _proven(rt, best, upper, {**cert, "proven_by": "lp bound = incumbent"}, say)
-        if cg.complete:
+        if cg is not None and cg.complete:
             keep, max_stars = _fixing(rt, model, cg, upper)
     blocks = useful_blocks(rt, pairs, keep=keep, max_stars=max_stars)
     cert["milp_vectors"] = blocks.B
@@ -227,11 +236,12 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
         cert["milp_pairs"] = [pairs.P, mpairs.P]
     prog = build(mpairs, rel, mblocks)
     cert["milp_variables"] = len(prog.c)
-    clock = "" if seconds is None else f", time limit {seconds:g} s"
+    left = None if end is None else max(end - time.monotonic(), 1e-3)
+    clock = "" if left is None else f", {left:.1f} s left of the time limit {seconds:g} s"
     say(f"{NAME}: {blocks.B:,} output vectors left, {len(prog.c):,} variables; HiGHS "
         f"branch and bound (node limit {node_limit:,}{clock})")
     sol, rounds, separated = _solve_with_cuts(rt, model, rel, mpairs, mblocks, prog, node_limit,
-                                              seconds, say, upper)
+                                              left, say, upper)
     if nonlinear(model):
         cert["cut_rounds"] = rounds
     timed_out = seconds is not None and "time limit" in sol.message.lower()
@@ -268,8 +278,9 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
                f"{CUT_ROUNDS} was reached); the bound is that MILP's optimum")
         cert["stopped_by"] = "cuts"
     elif timed_out:
-        why = (f"the time limit ({seconds:g} s, asked with --time-limit) stopped HiGHS before "
-               "it proved optimality, so this release may differ with machine speed and load")
+        why = (f"the time limit ({seconds:g} s, asked with --time-limit) stopped the run "
+               "before HiGHS proved optimality, so this release may differ with machine speed "
+               "and load")
         cert["stopped_by"] = "time limit"
     elif not passing and sol.optimal:
         why = "a class failed the exact check after solving (solver tolerance)"
@@ -358,27 +369,47 @@ def _cut_rows(cuts: list[Cut], blocks: Blocks, value_of_x: np.ndarray,
     return m, rhs
 
 
-def _incumbent(rt: RowTypes, model: PrivacyModel,
-               say: Progress) -> tuple[ColumnGeneration, list[Group]] | None:
-    """The LP core's bound (column generation) and a first release: the LP's rounding
-    (:mod:`.lp_rounding`), or for t-closeness ``merge-repair``'s release (the rounding MILP
-    with EMD rows took a minute at 100 rows of adult and released twice the LP bound), if the
-    model has a relaxation to price."""
+def _incumbent(rt: RowTypes, model: PrivacyModel, say: Progress, seconds: float | None
+               ) -> tuple[ColumnGeneration | None, int, list[Group]] | None:
+    """The LP core's bound (column generation) and a first release, if the model has a
+    relaxation to price: ``(the column generation or None, its bound, the classes)``. The
+    release is the LP's rounding (:mod:`.lp_rounding`), or for t-closeness ``merge-repair``'s
+    (the rounding MILP with EMD rows took a minute at 100 rows of adult and released twice
+    the LP bound). With the user's time limit (``seconds``) column generation starts no
+    round after :data:`COLGEN_SHARE` of it and no solve passes it, nor does the rounding;
+    when they stop without an answer, ``merge-repair``'s release is the incumbent, with the
+    bound certified before the limit (0 without one)."""
     from starmin.algorithms.heuristic import merge_repair
     from starmin.algorithms.lp.colgen import column_generation
-    from starmin.algorithms.lp.lp_rounding import primary, rounded
+    from starmin.algorithms.lp.incremental import WorkLimit
+    from starmin.algorithms.lp.lp_rounding import classes_of_lp, primary
 
     rels = relaxations(model, rt)
     if not rels:
         return None
     rel = primary(rels)
-    if rel.t is None:
-        return rounded(rt, model, rel, progress=say)
-    cg = column_generation(rt, rel, progress=say)
+    now = time.monotonic()
+    end = None if seconds is None else now + seconds
+    cg: ColumnGeneration | None = None
+    bound = 0
+    try:
+        cg = column_generation(rt, rel, progress=say, deadline=end,
+                               rounds_until=None if seconds is None
+                               else now + COLGEN_SHARE * seconds)
+        bound = cg.bound
+        if rel.t is None:
+            left = None if end is None else max(end - time.monotonic(), 1e-3)
+            return cg, bound, classes_of_lp(rt, model, cg, seconds=left)
+    except (WorkLimit, RuntimeError) as exc:
+        if seconds is None:
+            raise
+        if isinstance(exc, WorkLimit) and exc.bound is not None:
+            bound = max(bound, exc.bound)
+        say(f"{NAME}: {exc} (time limit {seconds:g} s); the first release is merge-repair's")
     plan = merge_repair.solve(rt, model, progress=say)
     groups = [(plan.type_idx[plan.out_idx == o], plan.key_idx[plan.out_idx == o],
                plan.count[plan.out_idx == o]) for o in range(plan.t_out)]
-    return cg, groups
+    return cg, bound, groups
 
 
 def _fixing(rt: RowTypes, model: PrivacyModel, cg: ColumnGeneration,

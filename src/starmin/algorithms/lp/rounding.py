@@ -31,8 +31,12 @@ from starmin.transform.plan import suppressor
 
 
 def round_lp(pairs: Pairs, rel: Relaxation, blocks: Blocks, x: FloatArray, *,
-             node_limit: int = 2000) -> FloatArray:
-    """Integral ``x(b, p)`` for the blocks (steps 1-2 of the module docstring)."""
+             node_limit: int = 2000, seconds: float | None = None) -> FloatArray:
+    """Integral ``x(b, p)`` for the blocks (steps 1-2 of the module docstring); ``seconds``:
+    a wall-clock limit the user asked for, on both MILPs together."""
+    import time
+
+    end = None if seconds is None else time.monotonic() + seconds
     prog = build(pairs, rel, blocks)
     frac = np.abs(x - np.round(x)) > 1e-6
     bad_block = np.zeros(blocks.B, dtype=bool)
@@ -40,9 +44,10 @@ def round_lp(pairs: Pairs, rel: Relaxation, blocks: Blocks, x: FloatArray, *,
     bad_block[int(np.argmax(blocks.stars))] = True  # the all-star block stays free
     free = bad_block[blocks.block_of]
     fixed = np.where(free, np.nan, np.round(x))
-    sol: MILPSolution = solve_milp(prog, node_limit=node_limit, fixed=fixed)
+    sol: MILPSolution = solve_milp(prog, node_limit=node_limit, fixed=fixed, seconds=seconds)
     if sol.x is None:
-        sol = solve_milp(prog, node_limit=node_limit)
+        sol = solve_milp(prog, node_limit=node_limit,
+                         seconds=None if end is None else max(end - time.monotonic(), 1e-3))
     if sol.x is None:
         raise RuntimeError(f"the rounding MILP found no integer solution ({sol.message})")
     return np.round(sol.x)
