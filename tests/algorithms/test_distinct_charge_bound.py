@@ -83,6 +83,20 @@ def test_the_smaller_lp_is_a_bound_too() -> None:
             assert small <= opt and (full is None or small <= full)
 
 
+def test_bucket_generation_on_the_smaller_lp_is_a_bound_near_it() -> None:
+    total = reached = 0
+    for model, rt, opt in _solved()[:150]:
+        q = 3 if model == DistinctLDiversity(3) else 2
+        small = _bound(rt, q, stages=("smaller",))
+        got = _bound(rt, q, stages=("generated-smaller",))
+        if small is None:
+            continue
+        assert got is not None and got <= small <= opt, (model.name, got, small, opt)
+        total += 1
+        reached += got == small
+    assert total >= 50 and reached >= total * 0.8, (reached, total)
+
+
 def test_a_literal_table_where_the_charges_reach_the_optimum() -> None:
     """Row types 00 (value 0), 01 (values 0 and 1) and 11 (value 2, three rows); distinct
     l = 2. The four rows of 00 and 11 each need a star (level 1): 4. The optimum is 6: the

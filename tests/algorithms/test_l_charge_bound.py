@@ -123,7 +123,24 @@ def test_over_the_limit_the_smaller_lp_is_tried() -> None:
     assert seen == [None, fixed, full]
     said: list[str] = []
     _bound(rt, 2, max_nonzeros=0, progress=said.append)
-    assert len(said) == 2 and all("over its limit" in line for line in said)
+    assert len(said) == 3 and all("over its limit" in line for line in said[:2])
+    assert "by generation" in said[2] and "over its nonzero limit" in said[2]
+
+
+@pytest.mark.parametrize("l", [2, 3])
+def test_bucket_generation_on_the_smaller_lp_is_a_bound_near_it(l: int) -> None:
+    """The ``"generated-smaller"`` stage (the default's third): never above the smaller LP
+    (so never above brute force), equal to it on most tables."""
+    total = reached = 0
+    for seed, rt, opt in _solved(l):
+        fixed = _bound(rt, l, stages=("smaller",))
+        got = _bound(rt, l, stages=("generated-smaller",))
+        if fixed is None:
+            continue
+        assert got is not None and got <= fixed <= opt, (seed, got, fixed, opt)
+        total += 1
+        reached += got == fixed
+    assert total >= 15 and reached >= total * 0.8, (reached, total)
 
 
 def test_a_literal_table_where_the_charges_reach_the_optimum() -> None:

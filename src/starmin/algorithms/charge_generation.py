@@ -53,9 +53,14 @@ from numpy.typing import NDArray
 from starmin.algorithms.base import Progress
 from starmin.algorithms.charge_lp import SAFETY, Cells, IntArray, Program, Solver, settle
 
-STAGE_NAMES = ("full", "generated", "smaller")
+STAGE_NAMES = ("full", "generated", "smaller", "generated-smaller")
 """The LPs a diversity charge bound can try (its ``stages``): the full LP, bucket generation on
-it (:func:`generated_bound`), and the smaller LP with the level-1 row types fixed."""
+it (:func:`generated_bound`), the smaller LP with the level-1 row types fixed, and bucket
+generation on the smaller LP."""
+GENERATED = ("generated", "generated-smaller")
+"""The stages solved by bucket generation."""
+SMALLER = ("smaller", "generated-smaller")
+"""The stages on the smaller LP (the level-1 row types' charges fixed)."""
 
 
 def check_stages(stages: tuple[str, ...]) -> None:

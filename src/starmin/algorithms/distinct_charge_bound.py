@@ -68,6 +68,8 @@ from numpy.typing import NDArray
 from starmin.algorithms.base import Progress, silent
 from starmin.algorithms.bounds import top_sums
 from starmin.algorithms.charge_generation import (
+    GENERATED,
+    SMALLER,
     Chosen,
     Excess,
     check_stages,
@@ -134,19 +136,20 @@ def distinct_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.inte
             report(f"bounds: no further distinct charge LP for q = {q} (one reached its work "
                    "limit)")
             break
-        fixed = 1 if stage == "smaller" else 0
+        fixed = 1 if stage in SMALLER else 0
         free_t = ~many & (lev <= last) & (lev > fixed)
         if not free_t.any():
             continue
         cells = _cells(c, many, free_t, lev)
         limit = max_nonzeros if max_nonzeros is not None else (
-            MAX_NONZEROS if stage == "smaller" or (stage == "full" and q > 2)
+            MAX_NONZEROS if stage in SMALLER or (stage == "full" and q > 2)
             else FULL_MAX_NONZEROS)
         build = partial(_build, keys, lev, free_t, last, q, r, limit)
         check = partial(satisfied, keys, cells, lev, free_t, last, q, r)
         what = {"full": "distinct charge LP", "generated": "distinct charge LP by generation",
-                "smaller": "distinct charge LP (level 1 fixed)"}[stage]
-        if stage == "generated":
+                "smaller": "distinct charge LP (level 1 fixed)",
+                "generated-smaller": "distinct charge LP by generation (level 1 fixed)"}[stage]
+        if stage in GENERATED:
             bound = generated_bound(
                 cells, build, partial(excesses, keys, cells, lev, free_t, last, q, r), check,
                 solver, report, what)

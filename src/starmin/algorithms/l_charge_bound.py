@@ -63,7 +63,9 @@ LP core's column generation, run by ``auto`` there, reaches 13,030); l = 3 513,0
 nonzeros, 217 s, 20,042 (against 18,096; the LP core's optimum is 20,682), over the limit,
 its smaller LP 241,000 nonzeros, 19,000 iterations, 4-5 s, 18,854; l = 4 and 5's smaller
 LPs need 348,000 and 397,000 nonzeros (6 and 15 s, 24,453 and 29,505): over the limit; l =
-6's gives 34,031, below ``l_value_flow``.
+6's gives 34,031, below ``l_value_flow``. Bucket generation on the smaller LP (the third
+default stage, 2026-11-27): l = 4 / 5 24,275 / 29,346 in 1.1-1.3 s, 0.7 / 0.5 % below those
+smaller LPs' optima.
 
 References
 ----------
@@ -84,6 +86,8 @@ from numpy.typing import NDArray
 from starmin.algorithms.base import Progress, silent
 from starmin.algorithms.bounds import bucket_members, top_sums
 from starmin.algorithms.charge_generation import (
+    GENERATED,
+    SMALLER,
     Chosen,
     Excess,
     check_stages,
@@ -103,14 +107,17 @@ iteration cost 0.1-1.6 ms on the tables measured, so an LP stopped at the limit 
 to about 35 s for nothing: the limit bounds the work, not the time."""
 
 
-STAGES = ("full", "smaller")
-"""The LPs tried by default, in order (:func:`frequency_charge_bound`). Bucket generation
-(``"generated"``, :mod:`.charge_generation`) is a stage to ask for, not a default: on ARX
-adult (8 QIs, occupation; 2026-11-27, one core, without the iteration limit) it gives l =
-3 / 4 / 5 19,895 / 26,909 / 33,730 (the smaller LP: 18,854 / over its limit / over its
-limit; the other bounds' best 18,096 / 23,013 / 27,319), but its seeded LP keeps
-5,400-8,700 buckets and needs 45,000-59,000 simplex iterations, 11-31 CPU s: past the
-iteration limit and too slow beside a release that must finish within 10 s."""
+STAGES = ("full", "smaller", "generated-smaller")
+"""The LPs tried by default, in order (:func:`frequency_charge_bound`). The last is bucket
+generation (:mod:`.charge_generation`) on the smaller LP, tried when the smaller LP is over its
+nonzero limit: on ARX adult (8 QIs, occupation; 2026-11-27, one core) l = 4 / 5 24,275 /
+29,346 in 1.1-1.3 CPU s and 18,000-20,000 simplex iterations (the other bounds' best 23,013 /
+27,319; l = 3's smaller LP 18,854 where this stage gives 18,800, l = 6 33,835 where
+``l_value_flow`` gives 35,088). Bucket generation on the full LP (``"generated"``) is a stage
+to ask for, not a default: on adult it gives l = 3 / 4 / 5 19,895 / 26,909 / 33,730, but its
+seeded LP keeps 5,400-8,700 buckets and needs 45,000-59,000 simplex iterations, 11-31 CPU s
+(Glop's dual simplex: 9.3 s for l = 3's 19,833): past the iteration limit and too slow beside
+a release that must finish within 10 s."""
 
 
 def frequency_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.integer], l: int,
@@ -127,10 +134,11 @@ def frequency_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.int
     row type that is not l-eligible among those it was asked for) and ``last`` the highest
     level it enumerated in full (:func:`.diversity_levels.last_level`). ``stages``: the LPs
     tried in turn (:data:`STAGES`): the full LP; over its nonzero limit, the smaller one
-    with the row types holding fewer than ``l`` values at level 1 fixed; bucket generation
-    on the full LP (:mod:`.charge_generation`, ``"generated"``) when asked for (the next
-    stage is tried when it gives nothing). A full or smaller LP that is built gives the
-    answer (``None`` when it stops)."""
+    with the row types holding fewer than ``l`` values at level 1 fixed; over its limit
+    too, bucket generation on the smaller LP (``"generated-smaller"``); bucket generation on
+    the full LP (:mod:`.charge_generation`, ``"generated"``) when asked for (the next stage
+    is tried when a generation stage gives nothing). A full or smaller LP that is built
+    gives the answer (``None`` when it stops)."""
     report = progress or silent
     c = np.asarray(histogram, dtype=np.int64)
     lev = np.asarray(lev, dtype=np.int64)
@@ -146,7 +154,7 @@ def frequency_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.int
     keys = PatternKeys(np.asarray(codes))
     solver = partial(_highs, max_iterations)
     for stage in stages:
-        fixed = 1 if stage == "smaller" else 0
+        fixed = 1 if stage in SMALLER else 0
         free_t = ~eligible & (lev <= last) & ~(few & (lev <= fixed))
         if not free_t.any():
             continue
@@ -154,7 +162,7 @@ def frequency_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.int
         build = partial(_build, keys, lev, free_t, last, l, r, max_nonzeros)
         check = partial(satisfied, keys, cells, lev, free_t, last, l, r)
         what = f"l charge LP{_WHAT[stage]}"
-        if stage == "generated":
+        if stage in GENERATED:
             bound = generated_bound(
                 cells, build, partial(excesses, keys, cells, lev, free_t, last, l, r), check,
                 solver, report, what)
@@ -170,7 +178,8 @@ def frequency_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.int
 
 
 _WHAT = {"full": "", "generated": " by generation",
-         "smaller": " (level-1 row types of too few values fixed)"}
+         "smaller": " (level-1 row types of too few values fixed)",
+         "generated-smaller": " by generation (level-1 row types of too few values fixed)"}
 
 
 def _highs(max_iterations: int, lp: Program, weights: NDArray[np.float64],
