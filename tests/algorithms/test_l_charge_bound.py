@@ -92,17 +92,20 @@ def test_the_smaller_lp_is_a_bound_too_and_the_fallback(l: int) -> None:
 
 
 @pytest.mark.parametrize("l", [2, 3])
-def test_bucket_generation_when_asked_for_is_a_bound_near_the_full_lp(l: int) -> None:
-    """The ``"generated"`` stage (:mod:`starmin.algorithms.charge_generation`): never above
-    the full LP (so never above brute force), equal to it on most tables."""
+@pytest.mark.parametrize(("stage", "lp"), [("generated", "full"),
+                                           ("generated-smaller", "smaller")])
+def test_bucket_generation_is_a_bound_near_its_lp(l: int, stage: str, lp: str) -> None:
+    """The generation stages (:mod:`starmin.algorithms.charge_generation`): ``"generated"``
+    (asked for) never above the full LP, ``"generated-smaller"`` (the default's third) never
+    above the smaller LP (so never above brute force), equal to it on most tables."""
     total = reached = 0
     for seed, rt, opt in _solved(l):
-        full, got = _bound(rt, l, stages=("full",)), _bound(rt, l, stages=("generated",))
-        if full is None:
+        whole, got = _bound(rt, l, stages=(lp,)), _bound(rt, l, stages=(stage,))
+        if whole is None:
             continue
-        assert got is not None and got <= full <= opt, (seed, got, full, opt)
+        assert got is not None and got <= whole <= opt, (seed, got, whole, opt)
         total += 1
-        reached += got == full
+        reached += got == whole
     assert total >= 15 and reached >= total * 0.8, (reached, total)
     with pytest.raises(ValueError, match="unknown charge LP stages"):
         _bound(_solved(l)[0][1], l, stages=("fast",))
@@ -125,22 +128,6 @@ def test_over_the_limit_the_smaller_lp_is_tried() -> None:
     _bound(rt, 2, max_nonzeros=0, progress=said.append)
     assert len(said) == 3 and all("over its limit" in line for line in said[:2])
     assert "by generation" in said[2] and "over its nonzero limit" in said[2]
-
-
-@pytest.mark.parametrize("l", [2, 3])
-def test_bucket_generation_on_the_smaller_lp_is_a_bound_near_it(l: int) -> None:
-    """The ``"generated-smaller"`` stage (the default's third): never above the smaller LP
-    (so never above brute force), equal to it on most tables."""
-    total = reached = 0
-    for seed, rt, opt in _solved(l):
-        fixed = _bound(rt, l, stages=("smaller",))
-        got = _bound(rt, l, stages=("generated-smaller",))
-        if fixed is None:
-            continue
-        assert got is not None and got <= fixed <= opt, (seed, got, fixed, opt)
-        total += 1
-        reached += got == fixed
-    assert total >= 15 and reached >= total * 0.8, (reached, total)
 
 
 def test_a_literal_table_where_the_charges_reach_the_optimum() -> None:
