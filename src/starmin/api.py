@@ -414,9 +414,11 @@ def anonymize(
     certified lower bound on the loss (``report["measures"]["loss_bound"]``).
 
     ``time_limit`` (seconds; none by default) is a wall-clock limit for the methods that
-    honor one (``milp``, and ``method="exact"`` when it picks ``milp``): stopped early, they
-    release their best plan with its proven bound, and the guarantee says the release then
-    depends on machine speed and load. Nothing else in starmin looks at the clock.
+    honor one (``milp``, and ``method="exact"`` when it picks ``milp``), on the whole solve
+    (column generation, rounding, branch and bound; HiGHS may pass it by one of its own
+    steps): stopped early, they release their best plan with its proven bound, and the
+    guarantee says the release then depends on machine speed and load. Nothing else in
+    starmin looks at the clock.
 
     ``engine`` reads the table, aggregates it to row types, applies the plan and writes the
     release (docs/engines.md): ``"local"`` (polars, the default for anything but a Spark

@@ -294,8 +294,8 @@ class RestrictedLP:
         unless the user set ``deadline``); within the iterations ``max_iterations`` leaves
         after the ``spent`` ones (:class:`WorkLimit` past them; on a uniform random table of
         6,000 rows and 5 QIs of 8 values, k = 10, its rounds took 7-13 CPU s without this
-        limit, stop 35); raises
-        ``RuntimeError`` when HiGHS does not reach optimality otherwise."""
+        limit, stop 35); raises ``RuntimeError`` when HiGHS does not reach optimality
+        otherwise."""
         import scipy.sparse as sp
         from scipy.optimize import linprog
 

@@ -19,6 +19,8 @@ against the certified LP bound of :mod:`.colgen`.
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from starmin.algorithms.lp.master import Blocks, MILPSolution, build, solve_milp
@@ -34,8 +36,6 @@ def round_lp(pairs: Pairs, rel: Relaxation, blocks: Blocks, x: FloatArray, *,
              node_limit: int = 2000, seconds: float | None = None) -> FloatArray:
     """Integral ``x(b, p)`` for the blocks (steps 1-2 of the module docstring); ``seconds``:
     a wall-clock limit the user asked for, on both MILPs together."""
-    import time
-
     end = None if seconds is None else time.monotonic() + seconds
     prog = build(pairs, rel, blocks)
     frac = np.abs(x - np.round(x)) > 1e-6
