@@ -210,7 +210,7 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
         seconds = check_time_limit(seconds)
         cert["time_limit_s"] = seconds
     end = None if seconds is None else time.monotonic() + seconds
-    start = _incumbent(rt, model, say, seconds)
+    start = _incumbent(rt, model, say, seconds, end)
     best: list[Group] | None = None
     upper: int | None = None
     lp_bound = 0
@@ -369,14 +369,15 @@ def _cut_rows(cuts: list[Cut], blocks: Blocks, value_of_x: np.ndarray,
     return m, rhs
 
 
-def _incumbent(rt: RowTypes, model: PrivacyModel, say: Progress, seconds: float | None
-               ) -> tuple[ColumnGeneration | None, int, list[Group]] | None:
+def _incumbent(rt: RowTypes, model: PrivacyModel, say: Progress, seconds: float | None,
+               end: float | None) -> tuple[ColumnGeneration | None, int, list[Group]] | None:
     """The LP core's bound (column generation) and a first release, if the model has a
     relaxation to price: ``(the column generation or None, its bound, the classes)``. The
     release is the LP's rounding (:mod:`.lp_rounding`), or for t-closeness ``merge-repair``'s
     (the rounding MILP with EMD rows took a minute at 100 rows of adult and released twice
-    the LP bound). With the user's time limit (``seconds``) column generation starts no
-    round after :data:`COLGEN_SHARE` of it and no solve passes it, nor does the rounding;
+    the LP bound). With the user's time limit (``seconds``, ending at ``end``, a
+    ``time.monotonic()`` instant) column generation starts no round after
+    :data:`COLGEN_SHARE` of it and no solve passes it, nor does the rounding;
     when they stop without an answer, ``merge-repair``'s release is the incumbent, with the
     bound certified before the limit (0 without one)."""
     from starmin.algorithms.heuristic import merge_repair
@@ -388,14 +389,12 @@ def _incumbent(rt: RowTypes, model: PrivacyModel, say: Progress, seconds: float 
     if not rels:
         return None
     rel = primary(rels)
-    now = time.monotonic()
-    end = None if seconds is None else now + seconds
     cg: ColumnGeneration | None = None
     bound = 0
     try:
         cg = column_generation(rt, rel, progress=say, deadline=end,
-                               rounds_until=None if seconds is None
-                               else now + COLGEN_SHARE * seconds)
+                               rounds_until=None if seconds is None or end is None
+                               else end - (1 - COLGEN_SHARE) * seconds)
         bound = cg.bound
         if rel.t is None:
             left = None if end is None else max(end - time.monotonic(), 1e-3)
