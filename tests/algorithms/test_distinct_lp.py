@@ -14,7 +14,12 @@ import pytest
 from scipy.optimize import linprog
 
 from starmin.algorithms.heuristic import _level_start, merge_repair
-from starmin.algorithms.heuristic._distinct_lp import distinct_lp_classes, program
+from starmin.algorithms.heuristic._distinct_lp import (
+    distinct_lp_classes,
+    joint_buckets,
+    joint_lp_classes,
+    program,
+)
 from starmin.algorithms.heuristic._distinct_lp import work as distinct_lp_work
 from starmin.algorithms.heuristic._level_lp import Buckets, level_lp_classes
 from starmin.algorithms.heuristic.pattern_keys import PatternKeys, masks_of_level
@@ -150,15 +155,108 @@ def test_by_default_the_lp_forms_the_classes_of_every_level() -> None:
     """A table of five QIs where levels 3..5 matter: the default equals the LP at every level
     (``distinct_lp_levels=16``) and differs from the LP at levels 1 and 2 (stop 33's
     default); ``level_lp_levels`` (frequency's and t-closeness's LPs) does not change it,
-    and a negative ``distinct_lp_levels`` is refused with the fix."""
+    and a negative ``distinct_lp_levels`` is refused with the fix. Without the joint LP of
+    levels 1 and 2 (stop 37), which on this table gives both the same release."""
     rt = random_table(40, 150, 5, values=[3, 4, 3, 4, 3], s=4)
     model = DistinctLDiversity(3)
-    default = merge_repair.solve(rt, model, start="levels")
-    every = merge_repair.solve(rt, model, start="levels", distinct_lp_levels=16)
-    two = merge_repair.solve(rt, model, start="levels", distinct_lp_levels=2)
-    other = merge_repair.solve(rt, model, start="levels", level_lp_levels=0)
+    alone = {"start": "levels", "distinct_joint": False}
+    default = merge_repair.solve(rt, model, **alone)
+    every = merge_repair.solve(rt, model, distinct_lp_levels=16, **alone)
+    two = merge_repair.solve(rt, model, distinct_lp_levels=2, **alone)
+    other = merge_repair.solve(rt, model, level_lp_levels=0, **alone)
     assert np.array_equal(default.class_key_counts(rt.s), every.class_key_counts(rt.s))
     assert np.array_equal(default.class_key_counts(rt.s), other.class_key_counts(rt.s))
     assert default.stars != two.stars
     with pytest.raises(InvalidInput, match="distinct_lp_levels must be >= 0"):
         merge_repair.solve(rt, model, start="levels", distinct_lp_levels=-1)
+
+
+@pytest.mark.parametrize("l", [2, 3])
+def test_the_joint_lp_forms_classes_of_at_most_two_stars_from_free_rows(l: int) -> None:
+    formed = 0
+    for seed in range(20):
+        m = 3 + seed % 3
+        rt = random_table(700 + seed, 60 + 3 * seed, m, values=[2, 3, 2, 4, 3][:m],
+                          s=3 + seed % 3)
+        judge = merge_repair.make_judge(DistinctLDiversity(l), rt)
+        pk = PatternKeys(rt.codes)
+        free = _free(rt, l)
+        before = free.copy()
+        groups = joint_lp_classes(pk, free, l, judge, m)
+        formed += check_level_classes(rt, DistinctLDiversity(l), groups, before, free, 2)
+    assert formed >= 20
+
+
+def test_the_joint_optimum_saves_at_least_the_level_by_level_classes() -> None:
+    """The classes levels 1 and 2 form one at a time (their LPs, then the greedy) are an
+    integer point of the joint LP, so its optimum saves at least ``3 - level`` stars per row
+    they place; and it weighs level 1 twice level 2."""
+    compared = 0
+    for seed in range(30):
+        l = 2 + seed % 2
+        m = 3 + seed % 3
+        rt = random_table(300 + seed, 50 + 4 * seed, m, values=[2, 3, 2, 4, 3][:m],
+                          s=3 + seed % 3)
+        judge = merge_repair.make_judge(DistinctLDiversity(l), rt)
+        pk = PatternKeys(rt.codes)
+        free = _free(rt, l)
+        joint = joint_buckets(pk, free, l, m)
+        assert joint is not None
+        bk, saved = joint
+        if bk.size == 0:
+            continue
+        assert set(np.unique(saved).tolist()) <= {1.0, 2.0}
+        level_by_level = free.copy()
+        stars_saved = 0
+        for j in (1, 2):
+            rows = level_by_level.sum()
+            distinct_lp_classes(pk, level_by_level, l, judge, j, m)
+            _greedy_level(rt, pk, level_by_level, l, j)
+            stars_saved += (3 - j) * int(rows - level_by_level.sum())
+        c, A, b, upper = program(bk, free, l)
+        c[: len(bk.bucket)] = -saved
+        res = linprog(c, A_ub=A, b_ub=b, bounds=np.column_stack([np.zeros(len(c)), upper]),
+                      method="highs")
+        assert res.status == 0
+        assert -res.fun >= stars_saved - 1e-6
+        compared += stars_saved > 0
+    assert compared >= 15
+
+
+def test_the_joint_lp_work_limits_leave_both_levels_to_their_own_lps() -> None:
+    rt = random_table(7, 80, 4, values=[2, 3, 2, 4], s=3)
+    judge = merge_repair.make_judge(DistinctLDiversity(2), rt)
+    pk = PatternKeys(rt.codes)
+    free = _free(rt, 2)
+    before = free.copy()
+    assert joint_lp_classes(pk, free, 2, judge, 4, max_nonzeros=1) is None
+    assert joint_lp_classes(pk, free, 2, judge, 4, max_iterations=1) is None
+    assert np.array_equal(free, before)
+    assert joint_lp_classes(pk, free, 2, judge, 4)  # without the limits it forms classes
+
+
+def test_merge_repair_runs_the_joint_lp_by_default_and_can_leave_it_out() -> None:
+    """``distinct_joint`` (default True) changes the level start on some tables, and both
+    releases verify; ``auto``'s ladder holds the level start without the joint LP between
+    the level start with it and pattern-packing's start."""
+    differ = 0
+    for seed in range(8):
+        rt = random_table(60 + seed, 150, 5, values=[3, 4, 3, 4, 3], s=5)
+        for l in (2, 3):
+            model = DistinctLDiversity(l)
+            joint = merge_repair.solve(rt, model, start="levels")
+            alone = merge_repair.solve(rt, model, start="levels", distinct_joint=False)
+            for plan in (joint, alone):
+                assert holds(model, rt, plan.class_key_counts(rt.s)).all()
+            differ += joint.stars != alone.stars
+    assert differ >= 2
+    rt = random_table(60, 150, 5, values=[3, 4, 3, 4, 3], s=5)
+    model = DistinctLDiversity(3)
+    runs = [merge_repair.auto_run(model, rt, units) for units in (1e9, 0.0)]
+    assert "distinct_joint" not in runs[0].options
+    ladder = [merge_repair.auto_run(model, rt, u / 1000) for u in range(0, 20000, 5)]
+    without = [r for r in ladder if r.options.get("distinct_joint") is False]
+    assert without and all(r.options["start"] == "levels" for r in without)
+    with_joint = max(r.work for r in ladder if r.options.get("start") == "levels"
+                     and "distinct_joint" not in r.options)
+    assert min(r.work for r in without) < with_joint

@@ -52,10 +52,38 @@ Glop's dual simplex (within a deterministic-time limit, as the distinct charge L
 tried in its place and not taken: its vertices round worse (adult l = 4 / 5 22,491 / 26,383
 against 22,448 / 26,290).
 
+The joint LP (stop 37). Level by level, the LP of level 1 places as many rows as it can at
+one star, whether or not the partners it uses would have let more rows form classes at two
+stars; the rows neither level places pay three stars or more. The joint LP is the same
+program over the buckets of levels 1 and 2 together (:data:`JOINT_LEVELS`; a cell's rows
+shared by both levels' buckets), maximizing the stars saved instead of the rows placed:
+``sum (LEFTOVER_STARS - level(B)) y(B, v, u)`` with :data:`LEFTOVER_STARS` = 3, the fewest
+stars a row left by both levels pays. The classes of both levels are rounded as above and
+formed first; then the greedy takes what is left at level 1, at level 2, and the later
+levels go on as before. Integer classes of the level-by-level start are a feasible point of
+it, so its optimum saves at least their stars (tested). On adult (8 QIs, occupation) the
+joint LP has 1.05-1.19 million nonzeros and takes HiGHS's dual simplex 42,000-61,000
+iterations, 2.9-3.9 CPU s; the level start alone then released (rule ``spread``) distinct l
+= 2 / 3 / 4 / 5 / 6 12,070 / 17,944 / 22,354 / 26,162 / 29,849 stars against 12,107 /
+18,026 / 22,448 / 26,290 / 30,164 level by level (-0.3 to -1.0 %); counting a leftover row
+at 3.5 stars instead gave 12,053 / 17,975 / 22,319 / 26,190 / 29,834, at 2.5 stars l = 6
+29,894. Under ``auto`` it runs for l = 5 and 6 only: for l = 2..4 the level-2 buckets over
+the rows level 0 leaves free are too competed (:func:`._level_lp.competed`: l = 2 6.4,
+against 1.4 at level 1 and 2.3 at level 2 for l = 6), so each level gets its own LP, as
+before. Tried and not taken: levels 1..3 together (l = 6: 3.8 million nonzeros, 73 CPU s,
+29,954 stars); level 2's buckets only where a row was left by the level-by-level start (l =
+6: 364,000 nonzeros, 1.4 s, but 30,501 stars). The same joint objective on frequency l-diversity's
+placement LP (:mod:`._level_lp`, interior point, levels 1 and 2, a leftover row at 4 stars)
+was tried and not taken: adult l = 3 / 4 23,722 / 38,342 -> 23,149 / 36,460 stars, but its LP
+(0.9 million nonzeros) took 73-80 CPU s; adult's first 2,000 rows l = 3 / 4 / 5 +2.6 / -3.7
+/ -0.2 %, 5,000 rows l = 3 / 5 +2.0 / -1.9 %.
+
 Solver and work limits. HiGHS's dual simplex (through SciPy) within ``max_iterations``
 iterations (:data:`MAX_ITERATIONS`; adult, level 1: 0.6-0.8 CPU s, about 5x faster than its
 interior point method here, whose interior solutions also round worse); an LP of more than
-``max_nonzeros`` nonzeros is not built. Either limit leaves the level to the greedy. Both
+``max_nonzeros`` nonzeros is not built. Either limit leaves the level to the greedy (the
+joint LP's own limits, :data:`JOINT_MAX_NONZEROS` and :data:`JOINT_MAX_ITERATIONS`, leave
+levels 1 and 2 to their own LPs). Both
 are work limits: the result never depends on the clock. An iteration's cost varies with the
 LP (0.02 ms on adult, 1.7 ms on that level-3 LP), so the limit bounds the work, not the
 time.
@@ -111,6 +139,27 @@ def work(counts: IntArray, l: int, m: int) -> float:
     return 7e-6 * m * int(np.count_nonzero(c[(c > 0).sum(axis=1) < l]))
 
 
+JOINT_LEVELS = 2
+"""Levels whose buckets the joint LP (:func:`joint_lp_classes`) decides together."""
+LEFTOVER_STARS = JOINT_LEVELS + 1.0
+"""What the joint LP counts for a row that neither of its levels places: the fewest stars
+it can still pay (level 3). A row placed at level ``j`` saves ``LEFTOVER_STARS - j``."""
+JOINT_MAX_NONZEROS = 1_500_000
+"""Largest joint LP built (adult, 8 QIs, occupation, distinct l = 2..6: 1.05-1.19 million
+nonzeros); past it levels 1 and 2 get their LPs one at a time."""
+JOINT_MAX_ITERATIONS = 120_000
+"""Dual simplex iterations of the joint LP (adult, l = 2..6: 42,000-61,000); past it levels
+1 and 2 get their LPs one at a time."""
+
+
+def joint_work(counts: IntArray, l: int, m: int) -> float:
+    """Estimated work units of the joint LP: ``3.3e-5 x m x`` the cells (row type, value) of
+    the row types holding fewer than ``l`` values, as :func:`work` counts them (adult, 8 QIs,
+    occupation, l = 2 / 6: 9,391 / 16,630 cells, estimates 2.5 / 4.4 units, measured 2.9 /
+    3.6 CPU s)."""
+    return work(counts, l, m) * 33 / 7
+
+
 def nonzeros(bk: Buckets) -> int:
     """Nonzeros of the LP's matrix over ``bk``: four per variable, four per (bucket, value)
     pair, one per bucket."""
@@ -134,6 +183,46 @@ def distinct_lp_classes(patterns: PatternKeys, free: IntArray, l: int, judge: Ju
     if y is None:
         return None
     return take_rounded(bk, free, y, partial(whole_passing, judge=judge))
+
+
+def joint_lp_classes(patterns: PatternKeys, free: IntArray, l: int, judge: Judge, m: int, *,
+                     max_nonzeros: int = JOINT_MAX_NONZEROS,
+                     max_iterations: int = JOINT_MAX_ITERATIONS) -> list[Group] | None:
+    """The classes of levels ``1..JOINT_LEVELS`` decided by one LP (module docstring, "the
+    joint LP"), their rows taken out of ``free``; ``None`` when a work limit or its
+    competition stops it (``free`` unchanged: the levels then get their own LPs)."""
+    joint = joint_buckets(patterns, free, l, m, max_nonzeros)
+    if joint is None:
+        return None
+    bk, saved = joint
+    if bk.size == 0:
+        return []
+    y = _solve(bk, free, l, max_iterations, saved)
+    if y is None:
+        return None
+    return take_rounded(bk, free, y, partial(whole_passing, judge=judge))
+
+
+def joint_buckets(patterns: PatternKeys, free: IntArray, l: int, m: int,
+                  max_nonzeros: int = JOINT_MAX_NONZEROS) -> tuple[Buckets, FloatArray] | None:
+    """The joint LP's buckets (levels ``1..JOINT_LEVELS``, in that order) and each
+    variable's weight, the stars a row placed there saves (``LEFTOVER_STARS - level``);
+    ``None`` past ``max_nonzeros`` or when a level's buckets are too competed
+    (:func:`._level_lp.competed`, as that level's own LP would be)."""
+    parts: list[Buckets] = []
+    level: list[IntArray] = []
+    for j in range(1, min(JOINT_LEVELS, m) + 1):
+        bk = Buckets(patterns, free, l, masks_of_level(m, j), max_nonzeros)
+        if bk.over or competed(bk, free, l, nonzeros(bk)):
+            return None
+        parts.append(bk)
+        level.append(np.full(bk.size, j, dtype=np.int64))
+    bk = parts[0]
+    for more in parts[1:]:
+        bk = Buckets.joined(bk, more)
+    if nonzeros(bk) > max_nonzeros:
+        return None
+    return bk, LEFTOVER_STARS - np.concatenate(level)[bk.bucket].astype(np.float64)
 
 
 def program(bk: Buckets, free: IntArray, l: int
@@ -171,11 +260,15 @@ def program(bk: Buckets, free: IntArray, l: int
     return c, A, b, upper
 
 
-def _solve(bk: Buckets, free: IntArray, l: int, max_iterations: int) -> IntArray | None:
-    """``y`` rounded down, by HiGHS's dual simplex, or ``None`` at the limit."""
+def _solve(bk: Buckets, free: IntArray, l: int, max_iterations: int,
+           saved: FloatArray | None = None) -> IntArray | None:
+    """``y`` rounded down, by HiGHS's dual simplex, or ``None`` at the limit. ``saved``: the
+    objective's weight of each ``y`` (1 for every one by default: the rows placed)."""
     from scipy.optimize import linprog
 
     c, A, b, upper = program(bk, free, l)
+    if saved is not None:
+        c[: len(bk.bucket)] = -saved
     res = linprog(c, A_ub=A, b_ub=b, bounds=np.column_stack([np.zeros(len(c)), upper]),
                   method="highs-ds", options={"maxiter": int(max_iterations), "disp": False})
     if res.status != 0 or res.x is None:

@@ -80,7 +80,11 @@ import numpy as np
 from starmin.algorithms.approx.tp_phases import phase_one_heights
 from starmin.algorithms.heuristic._close_lp import CLOSE_LP_LEVELS, CloseSpec, close_lp_classes
 from starmin.algorithms.heuristic._close_part import whole_or_close
-from starmin.algorithms.heuristic._distinct_lp import distinct_lp_classes
+from starmin.algorithms.heuristic._distinct_lp import (
+    JOINT_LEVELS,
+    distinct_lp_classes,
+    joint_lp_classes,
+)
 from starmin.algorithms.heuristic._level_lp import LP_LEVELS, level_lp_classes, whole_passing
 from starmin.algorithms.heuristic._merge_state import Judge
 from starmin.algorithms.heuristic.pattern_keys import (
@@ -100,7 +104,8 @@ MAX_M = 16
 
 def level_plan(rt: RowTypes, judge: Judge, l: int | None, method: str,
                guarantee: Guarantee, lp_levels: int = LP_LEVELS, widen: bool = False,
-               close: CloseSpec | None = None, distinct: bool = False) -> ReleasePlan:
+               close: CloseSpec | None = None, distinct: bool = False,
+               joint: bool = False) -> ReleasePlan:
     """The start partition of the module docstring as a plan. ``l``: frequency l-diversity's
     or that of a model it implies (one sensitive column), whose largest l-eligible part phase
     one finds; without it a row type or a pool is taken whole when ``judge`` passes it, else
@@ -110,7 +115,10 @@ def level_plan(rt: RowTypes, judge: Judge, l: int | None, method: str,
     widest capped part the model passes instead of phase one's. ``close`` (without ``l``;
     t-closeness): a pool failing the model keeps the t-close part of :mod:`._close_part`.
     ``distinct`` (with ``l``; distinct l-diversity): the placement LPs are those of
-    :mod:`._distinct_lp`, whose classes need ``l`` values, not frequency's."""
+    :mod:`._distinct_lp`, whose classes need ``l`` values, not frequency's; with ``joint``
+    (and ``lp_levels >= 2``) its joint LP decides levels 1 and 2 together first
+    (:func:`._distinct_lp.joint_lp_classes`; when a work limit stops it, each level gets its
+    own LP)."""
     counts = rt.counts.astype(np.int64)
     part = partial(_part, judge=judge, l=l, widen=widen, close=close)
     kept = part(counts)
@@ -120,11 +128,19 @@ def level_plan(rt: RowTypes, judge: Judge, l: int | None, method: str,
         keys = np.flatnonzero(kept[t])
         groups.append((np.full(len(keys), t, dtype=np.int64), keys, kept[t, keys].copy()))
     patterns = PatternKeys(rt.codes)
+    joined = 0  # the levels the joint LP decided
+    if l is not None and distinct and joint and lp_levels >= JOINT_LEVELS and free.any():
+        formed = joint_lp_classes(patterns, free, l, judge, rt.m)
+        if formed is not None:
+            groups.extend(formed)
+            joined = JOINT_LEVELS
     for j in range(1, rt.m + 1):
         masks = masks_of_level(rt.m, j)
         if not free.any():
             break
-        if l is not None and j <= lp_levels and distinct:
+        if j <= joined:
+            pass  # the joint LP formed this level's classes; the greedy takes the rest
+        elif l is not None and j <= lp_levels and distinct:
             groups.extend(distinct_lp_classes(patterns, free, l, judge, j, rt.m) or [])
         elif l is not None and j <= lp_levels:
             groups.extend(level_lp_classes(patterns, free, l, j, rt.m) or [])
