@@ -215,3 +215,57 @@ def test_the_report_keeps_the_bound_certified_before_a_work_limit(
     limited = lp_lower_bound(rt, model, progress=said.append)
     assert any("stopped at a work limit" in line for line in said)
     assert limited is not None and 0 < limited <= full  # the bound before the limit, kept
+
+
+@pytest.mark.parametrize("bad", [-0.1, 1, 1.5, "0.02", True, None])
+def test_rounding_gap_is_checked(bad: object) -> None:
+    from starmin.errors import InvalidInput
+
+    rt = tables(1, 1)[0]
+    with pytest.raises(InvalidInput, match="rounding_gap must be a number in"):
+        lp_rounding.solve(rt, LDiversity(2), rounding_gap=bad)
+
+
+def test_rounding_gap_reaches_the_rounding_milp(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The option is HiGHS's ``mip_rel_gap`` of every rounding MILP solved, the default
+    :data:`lp_rounding.ROUNDING_GAP` when it is not given."""
+    from starmin.algorithms.lp import rounding
+
+    seen: list[float] = []
+    inner = rounding.solve_milp
+
+    def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
+        seen.append(kwargs["gap"])
+        return inner(*args, **kwargs)
+
+    monkeypatch.setattr(rounding, "solve_milp", spy)
+    rng = np.random.default_rng(11)
+    rt = RowTypes.from_arrays(rng.integers(0, 3, size=(60, 4)))
+    lp_rounding.solve(rt, KAnonymity(3), rounding_gap=0.25)
+    assert seen and set(seen) == {0.25}
+    seen.clear()
+    lp_rounding.solve(rt, KAnonymity(3))
+    assert seen and set(seen) == {lp_rounding.ROUNDING_GAP}
+
+
+def test_a_rounding_gap_bounds_the_rounding_milps_objective() -> None:
+    """With relative gap ``g`` the rounding MILP's objective is at most its optimum (gap 0)
+    over ``1 - g``: HiGHS stops only once its incumbent is that close to its dual bound."""
+    from starmin.algorithms.lp.master import build
+    from starmin.algorithms.lp.rounding import round_lp
+
+    checked = 0
+    for seed in range(6):
+        rng = np.random.default_rng(seed)
+        rt = RowTypes.from_arrays(rng.integers(0, 3, size=(90, 5)), rng.integers(0, 4, size=90))
+        for model in (KAnonymity(4), LDiversity(3)):
+            rel = lp_rounding.primary(relaxations(model, rt))
+            cg = column_generation(rt, rel)
+            combined = lp_rounding.combined(model, rt)
+            c = build(cg.pairs, combined, cg.blocks).c[: len(cg.lp.x)]
+            best = float(c @ round_lp(cg.pairs, combined, cg.blocks, cg.lp.x))
+            for g in (0.05, 0.3):
+                x = round_lp(cg.pairs, combined, cg.blocks, cg.lp.x, gap=g)
+                assert float(c @ x) <= best / (1 - g) + 1e-6
+            checked += 1
+    assert checked == 12

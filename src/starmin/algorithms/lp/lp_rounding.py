@@ -13,8 +13,9 @@ else ``k``); the rounding MILP holds every linear constraint at once; a class th
 
 Work limits (the same on every machine): ``max_rounds`` LP rounds (60), ``max_patterns``
 suppression patterns priced per round (5,000; beyond, the bound is capped as in
-:mod:`.colgen`), ``node_limit`` branch-and-bound nodes of the rounding MILP (2,000), and the
-instance limits of :func:`supports` (``t_in`` and ``m``).
+:mod:`.colgen`), ``node_limit`` branch-and-bound nodes of the rounding MILP (2,000), its
+relative gap ``rounding_gap`` (:data:`ROUNDING_GAP`), and the instance limits of
+:func:`supports` (``t_in`` and ``m``).
 
 References: Liang & Yuan, Sec. 4, Thm 9; Bredereck et al., Sec. 4.3; Xiao et al., Def. 2.
 """
@@ -47,8 +48,17 @@ GUARANTEE = Guarantee(
     "vector), so the reported gap is proven",
     "Liang & Yuan Sec. 4 Thm 9; Bredereck et al. Sec. 4.3",
 )
-_OPTIONS = {"max_rounds", "max_patterns", "node_limit", "bounds", "max_iterations",
-            "complete_only"}
+_OPTIONS = {"max_rounds", "max_patterns", "node_limit", "rounding_gap", "bounds",
+            "max_iterations", "complete_only"}
+ROUNDING_GAP = 0.01
+"""The rounding MILP's relative gap by default (option ``rounding_gap``; HiGHS's
+``mip_rel_gap``, a work limit): branch and bound stops once its incumbent is within 1 % of
+its dual bound. Measured on adult's first 500 / 1,000 / 2,000 rows (``bench/rounding_gap.py``,
+stop 37) against rounding to optimality: k = 5's rounding 5.2 / 19.5 / 44.9 -> 1.7 / 2.0 /
+3.6 CPU s for 1 / 2 / 7 more stars (at most 0.24 %); frequency l = 3 0.3 / 4.5 / 27.2 ->
+0.4 / 3.2 / 9.1 s (0 / 1 / 1 star more); l = 2 the same stars (at 2 % the 2,000 rows lost 30,
+1.6 %, which is why 1 % and not 2 %); l = 4 on 1,000 rows 125 -> 46 s (+13 stars, 0.7 %; 14
+s at 2 %), on 500 rows no faster (77 -> 83 s, load 2)."""
 
 
 def supports(model: PrivacyModel, rt: RowTypes) -> str | None:
@@ -108,6 +118,7 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
         cg, groups = rounded(rt, model, rel, max_rounds=int(options.get("max_rounds", 60)),
                              max_patterns=int(options.get("max_patterns", 5000)),
                              node_limit=int(options.get("node_limit", 2000)),
+                             gap=rounding_gap(options.get("rounding_gap", ROUNDING_GAP)),
                              max_iterations=options.get("max_iterations"), progress=say,
                              complete_only=bool(options.get("complete_only", False)))
     except WorkLimit as exc:  # complete_only: a round's solve reached the budget
@@ -125,8 +136,17 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     return plan
 
 
+def rounding_gap(value: object) -> float:
+    """The ``rounding_gap`` option checked: a number in ``[0, 1)``; ``InvalidInput`` names
+    the fix."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < 1:
+        raise InvalidInput(f"{NAME}: rounding_gap must be a number in [0, 1), got {value!r}: "
+                           f"use e.g. rounding_gap={ROUNDING_GAP} (0: round to optimality)")
+    return float(value)
+
+
 def rounded(rt: RowTypes, model: PrivacyModel, rel: Relaxation, *, max_rounds: int = 60,
-            max_patterns: int = 5000, node_limit: int = 2000,
+            max_patterns: int = 5000, node_limit: int = 2000, gap: float = ROUNDING_GAP,
             max_iterations: int | None = None, progress: Progress = silent,
             complete_only: bool = False) -> tuple[ColumnGeneration, list[Group]]:
     """Column generation on ``rel``, then rounding and repair: the LP and the classes.
@@ -144,18 +164,20 @@ def rounded(rt: RowTypes, model: PrivacyModel, rel: Relaxation, *, max_rounds: i
     if complete_only and not cg.complete:
         raise SolverLimit(f"{NAME}: column generation stopped at its work limit before the LP "
                           f"optimum (LP {cg.lp_value:.1f}, bound {cg.bound}); not rounded")
-    return cg, classes_of_lp(rt, model, cg, node_limit=node_limit)
+    return cg, classes_of_lp(rt, model, cg, node_limit=node_limit, gap=gap)
 
 
 def classes_of_lp(rt: RowTypes, model: PrivacyModel, cg: ColumnGeneration, *,
-                  node_limit: int = 2000, seconds: float | None = None) -> list[Group]:
+                  node_limit: int = 2000, gap: float = ROUNDING_GAP,
+                  seconds: float | None = None) -> list[Group]:
     """The classes of column generation's LP, rounded and repaired (:mod:`.rounding`).
-    ``seconds``: a wall-clock limit the user asked for (``milp``'s ``--time-limit``) on the
+    ``gap``: the rounding MILP's relative gap (:func:`.rounding.round_lp`). ``seconds``: a
+    wall-clock limit the user asked for (``milp``'s ``--time-limit``) on the
     rounding MILP (``RuntimeError`` when it found nothing within it)."""
     from starmin.algorithms.lp.rounding import groups_of, merge_failing, round_lp
 
     x = round_lp(cg.pairs, combined(model, rt), cg.blocks, cg.lp.x, node_limit=node_limit,
-                 seconds=seconds)
+                 gap=gap, seconds=seconds)
     return merge_failing(rt, model, groups_of(cg.pairs, cg.blocks, x))
 
 
@@ -203,9 +225,11 @@ occupation; 2026-11-27): t = 0.2, 50 rows, work 2.4, rounding 16 CPU s; 100 rows
 units, so ``auto`` spent 158 s on the 100 rows at t = 0.2. For l = 2, 3 the rounding took
 0.03-0.5 CPU s on 150-2,000 rows: a tenth of the LP's work is kept there. Not for every
 table: re-measured on 2026-11-27 (stop 36), adult's first 2,000 rows at l = 3 took 27 CPU s
-to round the complete LP (8 s with HiGHS's relative gap at 2 %, the same 2,698 stars; 150
-rows 0.4 s). ``auto`` never rounds it there: its column generation stops at the estimate's
-iteration budget first (``complete_only``), and merge-repair's 2,905 stars are released."""
+to round the complete LP (9.1 s with :data:`ROUNDING_GAP` since stop 37, the same 2,698
+stars; 150 rows 0.4 s). ``auto`` never rounds it there: its column generation stops at the
+estimate's iteration budget first (``complete_only``), and merge-repair's 2,905 stars are
+released. These measurements were made rounding to optimality; with the gap the rounding is
+cheaper (k = 5, l = 3) or no dearer (l = 4 on 500 rows), and the estimates are kept."""
 HEAVY_CAP = 0.25
 """The largest share cap (frequency ``l >= 4``) whose rounding is counted as t-closeness's."""
 

@@ -4,8 +4,9 @@
 2. *Re-solve.* The MILP (:mod:`.master`, every linear constraint of the model at once: ``k``,
    ``cap``, ``t``) over the same blocks with those values fixed decides the rest: the blocks
    with a fractional ``x``, and the all-star block, which can take any rows, so it is always
-   feasible. HiGHS runs to optimality within ``node_limit`` nodes (a work limit); if it finds
-   nothing there, the MILP over the whole pool is tried with the same limit.
+   feasible. HiGHS runs within ``node_limit`` nodes and stops once its incumbent is within
+   the relative ``gap`` of its dual bound (both work limits); if it finds nothing there, the
+   MILP over the whole pool is tried with the same limits.
 3. *Release.* Each block with rows is released as the suppressor of the row types it holds
    (never more stars than the block's vector); equal suppressors merge (every model here is
    closed under union of classes).
@@ -33,9 +34,12 @@ from starmin.transform.plan import suppressor
 
 
 def round_lp(pairs: Pairs, rel: Relaxation, blocks: Blocks, x: FloatArray, *,
-             node_limit: int = 2000, seconds: float | None = None) -> FloatArray:
-    """Integral ``x(b, p)`` for the blocks (steps 1-2 of the module docstring); ``seconds``:
-    a wall-clock limit the user asked for, on both MILPs together."""
+             node_limit: int = 2000, gap: float = 0.0,
+             seconds: float | None = None) -> FloatArray:
+    """Integral ``x(b, p)`` for the blocks (steps 1-2 of the module docstring); ``gap``:
+    HiGHS's relative MIP gap (``mip_rel_gap``, a work limit: branch and bound stops once its
+    incumbent is within ``gap`` of its dual bound); ``seconds``: a wall-clock limit the user
+    asked for, on both MILPs together."""
     end = None if seconds is None else time.monotonic() + seconds
     prog = build(pairs, rel, blocks)
     frac = np.abs(x - np.round(x)) > 1e-6
@@ -44,9 +48,10 @@ def round_lp(pairs: Pairs, rel: Relaxation, blocks: Blocks, x: FloatArray, *,
     bad_block[int(np.argmax(blocks.stars))] = True  # the all-star block stays free
     free = bad_block[blocks.block_of]
     fixed = np.where(free, np.nan, np.round(x))
-    sol: MILPSolution = solve_milp(prog, node_limit=node_limit, fixed=fixed, seconds=seconds)
+    sol: MILPSolution = solve_milp(prog, node_limit=node_limit, gap=gap, fixed=fixed,
+                                   seconds=seconds)
     if sol.x is None:
-        sol = solve_milp(prog, node_limit=node_limit,
+        sol = solve_milp(prog, node_limit=node_limit, gap=gap,
                          seconds=None if end is None else max(end - time.monotonic(), 1e-3))
     if sol.x is None:
         raise RuntimeError(f"the rounding MILP found no integer solution ({sol.message})")
