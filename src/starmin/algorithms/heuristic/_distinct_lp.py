@@ -67,7 +67,7 @@ iterations, 2.9-3.9 CPU s; the level start alone then released (rule ``spread``)
 = 2 / 3 / 4 / 5 / 6 12,070 / 17,944 / 22,354 / 26,162 / 29,849 stars against 12,107 /
 18,026 / 22,448 / 26,290 / 30,164 level by level (-0.3 to -1.0 %); counting a leftover row
 at 3.5 stars instead gave 12,053 / 17,975 / 22,319 / 26,190 / 29,834, at 2.5 stars l = 6
-29,894. Under ``auto`` it runs for l = 5 and 6 only: for l = 2..4 the level-2 buckets over
+29,894. On adult it runs for l = 4, 5 and 6 only: for l = 2 and 3 the level-2 buckets over
 the rows level 0 leaves free are too competed (:func:`._level_lp.competed`: l = 2 6.4,
 against 1.4 at level 1 and 2.3 at level 2 for l = 6), so each level gets its own LP, as
 before. Tried and not taken: levels 1..3 together (l = 6: 3.8 million nonzeros, 73 CPU s,

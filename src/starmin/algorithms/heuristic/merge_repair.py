@@ -619,9 +619,11 @@ def auto_run(model: PrivacyModel, rt: RowTypes, units_left: float) -> AutoRun:
     frequency l-diversity implies (:func:`implied_suits`) the ladder is both starts (level
     and pattern-packing's) with both rules, both with rule ``spread``, the level start with
     rule ``spread``, then pattern-packing's start as before, distinct l-diversity counting
-    the level start's LPs by :func:`._distinct_lp.work`. On adult (stop 33) distinct l = 2
-    takes the first, distinct l = 3 the second, distinct l = 4..6, entropy l = 2..4 and
-    recursive (4, 3) the third."""
+    the level start's LPs by :func:`._distinct_lp.work`, and since stop 37 its joint LP by
+    :func:`._distinct_lp.joint_work` in place of the LPs of levels 1 and 2, with one more
+    rung before pattern-packing's start: the level start without the joint LP, rule
+    ``spread``. On adult (stop 37) distinct l = 2 takes the second rung (the first before),
+    distinct l = 3..6, entropy l = 2..4 and recursive (4, 3) the third."""
     from starmin.algorithms.heuristic.pattern_packing import greedy_work, lp_work
 
     k = start_size(model, rt, make_judge(model, rt))
