@@ -223,7 +223,10 @@ def test_the_joint_optimum_saves_at_least_the_level_by_level_classes() -> None:
     assert compared >= 15
 
 
-def test_the_joint_lp_work_limits_leave_both_levels_to_their_own_lps() -> None:
+def test_the_joint_lp_work_limits_leave_both_levels_to_their_own_lps(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from starmin.algorithms.heuristic import _distinct_lp
+
     rt = random_table(7, 80, 4, values=[2, 3, 2, 4], s=3)
     judge = merge_repair.make_judge(DistinctLDiversity(2), rt)
     pk = PatternKeys(rt.codes)
@@ -231,6 +234,10 @@ def test_the_joint_lp_work_limits_leave_both_levels_to_their_own_lps() -> None:
     before = free.copy()
     assert joint_lp_classes(pk, free, 2, judge, 4, max_nonzeros=1) is None
     assert joint_lp_classes(pk, free, 2, judge, 4, max_iterations=1) is None
+    with monkeypatch.context() as patch:  # the limit per free cell
+        patch.setattr(_distinct_lp, "JOINT_ITERATIONS_PER_CELL", 0)
+        patch.setattr(_distinct_lp, "JOINT_MIN_ITERATIONS", 1)
+        assert joint_lp_classes(pk, free, 2, judge, 4) is None
     assert np.array_equal(free, before)
     assert joint_lp_classes(pk, free, 2, judge, 4)  # without the limits it forms classes
 

@@ -82,8 +82,8 @@ Solver and work limits. HiGHS's dual simplex (through SciPy) within ``max_iterat
 iterations (:data:`MAX_ITERATIONS`; adult, level 1: 0.6-0.8 CPU s, about 5x faster than its
 interior point method here, whose interior solutions also round worse); an LP of more than
 ``max_nonzeros`` nonzeros is not built. Either limit leaves the level to the greedy (the
-joint LP's own limits, :data:`JOINT_MAX_NONZEROS` and :data:`JOINT_MAX_ITERATIONS`, leave
-levels 1 and 2 to their own LPs). Both
+joint LP's own limits, :data:`JOINT_MAX_NONZEROS`, :data:`JOINT_MAX_ITERATIONS` and
+:data:`JOINT_ITERATIONS_PER_CELL`, leave levels 1 and 2 to their own LPs). Both
 are work limits: the result never depends on the clock. An iteration's cost varies with the
 LP (0.02 ms on adult, 1.7 ms on that level-3 LP), so the limit bounds the work, not the
 time.
@@ -148,8 +148,19 @@ JOINT_MAX_NONZEROS = 1_500_000
 """Largest joint LP built (adult, 8 QIs, occupation, distinct l = 2..6: 1.05-1.19 million
 nonzeros); past it levels 1 and 2 get their LPs one at a time."""
 JOINT_MAX_ITERATIONS = 120_000
-"""Dual simplex iterations of the joint LP (adult, l = 2..6: 42,000-61,000); past it levels
-1 and 2 get their LPs one at a time."""
+"""Dual simplex iterations of the joint LP at most (adult, l = 2..6: 42,000-61,000); past it
+levels 1 and 2 get their LPs one at a time."""
+JOINT_ITERATIONS_PER_CELL = 5
+"""And at most this many per free cell (row type, value) it places: adult took 3.7-4.5 per
+cell (l = 6: 61,000 iterations for 16,630 cells). On a uniform random table of 6,000 rows x
+5 QIs of 8 values (distinct l = 3, 5,866 cells, 441,000 nonzeros) HiGHS's dual simplex had
+not finished after 120,000 iterations: 20,000 took 1 CPU s, 60,000 64 s and 120,000 271 s
+(an iteration's cost grows as it goes). With this limit it stops after 29,330 iterations and
+1.5 CPU s, and the levels get their own LPs. Never below :data:`JOINT_MIN_ITERATIONS`."""
+JOINT_MIN_ITERATIONS = 10_000
+"""Small tables' joint LPs may take this many iterations whatever their cells (the random
+tables of 60-150 rows in the tests took up to 1,815, 12-15 per cell; 20,000 iterations of
+that random table's LP took 1 CPU s)."""
 
 
 def joint_work(counts: IntArray, l: int, m: int) -> float:
@@ -197,7 +208,9 @@ def joint_lp_classes(patterns: PatternKeys, free: IntArray, l: int, judge: Judge
     bk, saved = joint
     if bk.size == 0:
         return []
-    y = _solve(bk, free, l, max_iterations, saved)
+    cap = min(max_iterations, max(JOINT_MIN_ITERATIONS,
+                                  JOINT_ITERATIONS_PER_CELL * int(np.count_nonzero(free))))
+    y = _solve(bk, free, l, cap, saved)
     if y is None:
         return None
     return take_rounded(bk, free, y, partial(whole_passing, judge=judge))
