@@ -31,11 +31,9 @@ from starmin.models import KAnonymity, LDiversity, PrivacyModel
 from starmin.models.apply import holds
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from milp_exact import ADULT, QI
 from results_file import write_json
 
-ADULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "arx" / "adult.csv"
-QI = ("sex", "age", "race", "marital-status", "education", "native-country", "workclass",
-      "salary-class")
 MODELS: dict[str, tuple[PrivacyModel, bool]] = {
     "k=5": (KAnonymity(5), False),
     "l=2": (LDiversity(2), True),

@@ -7,6 +7,7 @@ frequency's LP cannot."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import partial
 
 import numpy as np
@@ -52,6 +53,14 @@ def _greedy_level(rt: RowTypes, pk: PatternKeys, free: np.ndarray, l: int, j: in
     _level_start.greedy_level(pk, free, part, masks_of_level(rt.m, j))
 
 
+def _tables(base: int, count: int) -> Iterator[tuple[int, int, RowTypes]]:
+    """``(l, m, table)``: random tables of 50 + 4 i rows and 3-5 QIs, l = 2 and 3 in turn."""
+    for i in range(count):
+        m = 3 + i % 3
+        yield 2 + i % 2, m, random_table(base + i, 50 + 4 * i, m, values=[2, 3, 2, 4, 3][:m],
+                                         s=3 + i % 3)
+
+
 def _optimum(pk: PatternKeys, free: np.ndarray, l: int, j: int, m: int) -> float:
     bk = Buckets(pk, free, l, masks_of_level(m, j))
     if bk.size == 0:
@@ -63,8 +72,12 @@ def _optimum(pk: PatternKeys, free: np.ndarray, l: int, j: int, m: int) -> float
     return float(-res.fun)
 
 
+@pytest.mark.parametrize("joint", [False, True])
 @pytest.mark.parametrize("l", [2, 3])
-def test_classes_hold_l_values_within_their_level_and_take_only_free_rows(l: int) -> None:
+def test_classes_hold_l_values_within_their_level_and_take_only_free_rows(
+        l: int, joint: bool) -> None:
+    """Each level's LP (levels 1 and 2 in turn), or the joint LP of both (classes of at most
+    two stars)."""
     formed = 0
     for seed in range(30):
         m = 3 + seed % 3
@@ -73,6 +86,11 @@ def test_classes_hold_l_values_within_their_level_and_take_only_free_rows(l: int
         judge = merge_repair.make_judge(DistinctLDiversity(l), rt)
         pk = PatternKeys(rt.codes)
         free = _free(rt, l)
+        if joint:
+            before = free.copy()
+            groups = joint_lp_classes(pk, free, l, judge, m)
+            formed += check_level_classes(rt, DistinctLDiversity(l), groups, before, free, 2)
+            continue
         for j in (1, 2):
             before = free.copy()
             groups = distinct_lp_classes(pk, free, l, judge, j, m)
@@ -84,11 +102,7 @@ def test_the_optimum_is_at_least_what_the_greedy_places() -> None:
     """The greedy's classes at a level are integer points of the LP (module docstring), so the
     LP's optimum is at least the rows they hold; and the rounded LP places rows too."""
     placed = 0
-    for seed in range(40):
-        l = 2 + seed % 2
-        m = 3 + seed % 3
-        rt = random_table(900 + seed, 50 + 4 * seed, m, values=[2, 3, 2, 4, 3][:m],
-                          s=3 + seed % 3)
+    for l, m, rt in _tables(900, 40):
         pk = PatternKeys(rt.codes)
         free = _free(rt, l)
         greedy = free.copy()
@@ -171,32 +185,12 @@ def test_by_default_the_lp_forms_the_classes_of_every_level() -> None:
         merge_repair.solve(rt, model, start="levels", distinct_lp_levels=-1)
 
 
-@pytest.mark.parametrize("l", [2, 3])
-def test_the_joint_lp_forms_classes_of_at_most_two_stars_from_free_rows(l: int) -> None:
-    formed = 0
-    for seed in range(20):
-        m = 3 + seed % 3
-        rt = random_table(700 + seed, 60 + 3 * seed, m, values=[2, 3, 2, 4, 3][:m],
-                          s=3 + seed % 3)
-        judge = merge_repair.make_judge(DistinctLDiversity(l), rt)
-        pk = PatternKeys(rt.codes)
-        free = _free(rt, l)
-        before = free.copy()
-        groups = joint_lp_classes(pk, free, l, judge, m)
-        formed += check_level_classes(rt, DistinctLDiversity(l), groups, before, free, 2)
-    assert formed >= 20
-
-
 def test_the_joint_optimum_saves_at_least_the_level_by_level_classes() -> None:
     """The classes levels 1 and 2 form one at a time (their LPs, then the greedy) are an
     integer point of the joint LP, so its optimum saves at least ``3 - level`` stars per row
     they place; and it weighs level 1 twice level 2."""
     compared = 0
-    for seed in range(30):
-        l = 2 + seed % 2
-        m = 3 + seed % 3
-        rt = random_table(300 + seed, 50 + 4 * seed, m, values=[2, 3, 2, 4, 3][:m],
-                          s=3 + seed % 3)
+    for l, m, rt in _tables(300, 30):
         judge = merge_repair.make_judge(DistinctLDiversity(l), rt)
         pk = PatternKeys(rt.codes)
         free = _free(rt, l)
