@@ -56,7 +56,7 @@ ROUNDING_GAP = 0.01
 its dual bound. Measured on adult's first 500 / 1,000 / 2,000 rows (``bench/rounding_gap.py``,
 stop 37) against rounding to optimality: k = 5's rounding 5.2 / 19.5 / 44.9 -> 1.7 / 2.0 /
 3.6 CPU s for 1 / 2 / 7 more stars (at most 0.24 %); frequency l = 3 0.3 / 4.5 / 27.2 ->
-0.4 / 3.2 / 9.1 s (0 / 1 / 1 star more); l = 2 the same stars (at 2 % the 2,000 rows lost 30,
+0.4 / 3.2 / 9.1 s (1 / 1 / 0 star more); l = 2 the same stars (at 2 % the 2,000 rows lost 30,
 1.6 %, which is why 1 % and not 2 %); l = 4 on 1,000 rows 125 -> 46 s (+13 stars, 0.7 %; 14
 s at 2 %), on 500 rows no faster (77 -> 83 s, load 2)."""
 
