@@ -108,6 +108,22 @@ def admit(name: str, supports: Callable[[PrivacyModel, RowTypes], str | None],
     check_feasible(model, rt)
 
 
+def deadline_after(seconds: float | None) -> float | None:
+    """The ``time.monotonic()`` instant ``seconds`` from now (the user's time limit), or
+    ``None`` without one."""
+    import time
+
+    return None if seconds is None else time.monotonic() + seconds
+
+
+def seconds_until(end: float | None) -> float | None:
+    """The seconds left before ``end`` (a ``time.monotonic()`` instant from the user's time
+    limit), at least a millisecond so a solver given it still starts; ``None`` without one."""
+    import time
+
+    return None if end is None else max(end - time.monotonic(), 1e-3)
+
+
 def check_time_limit(seconds: object) -> float:
     """A user's time limit as seconds: a positive finite number, else one clear error."""
     import math

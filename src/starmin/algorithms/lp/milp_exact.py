@@ -59,12 +59,19 @@ Sec. 4.3 (the ILP on row types); Li et al., t-closeness, Sec. 4 (EMD for tree me
 from __future__ import annotations
 
 import math
-import time
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from starmin.algorithms.base import Algorithm, Progress, admit, check_time_limit, silent
+from starmin.algorithms.base import (
+    Algorithm,
+    Progress,
+    admit,
+    check_time_limit,
+    deadline_after,
+    seconds_until,
+    silent,
+)
 from starmin.algorithms.lp.cuts import Cut, cut_for, entropy_cap, nonlinear, value_counts
 from starmin.algorithms.lp.pairs import Pairs
 from starmin.algorithms.lp.relaxation import Relaxation, relaxations, transport_relaxation
@@ -209,7 +216,7 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     if seconds is not None:
         seconds = check_time_limit(seconds)
         cert["time_limit_s"] = seconds
-    end = None if seconds is None else time.monotonic() + seconds
+    end = deadline_after(seconds)
     start = _incumbent(rt, model, say, seconds, end)
     best: list[Group] | None = None
     upper: int | None = None
@@ -236,7 +243,7 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
         cert["milp_pairs"] = [pairs.P, mpairs.P]
     prog = build(mpairs, rel, mblocks)
     cert["milp_variables"] = len(prog.c)
-    left = None if end is None else max(end - time.monotonic(), 1e-3)
+    left = seconds_until(end)
     clock = "" if left is None else f", {left:.1f} s left of the time limit {seconds:g} s"
     say(f"{NAME}: {blocks.B:,} output vectors left, {len(prog.c):,} variables; HiGHS "
         f"branch and bound (node limit {node_limit:,}{clock})")
@@ -309,13 +316,12 @@ def _solve_with_cuts(rt: RowTypes, model: PrivacyModel, rel: Relaxation, pairs: 
     from starmin.algorithms.lp.rounding import groups_of
 
     extra = nonlinear(model)
-    deadline = None if seconds is None else time.monotonic() + seconds
+    deadline = deadline_after(seconds)
     value_of_x = rel.value_of_key[pairs.key_of[blocks.pair_of]] if extra else None
     seen: set[bytes] = set()
     rounds = 0
     while True:
-        left = (seconds if rounds == 0 or deadline is None
-                else max(deadline - time.monotonic(), 1e-3))
+        left = seconds if rounds == 0 else seconds_until(deadline)
         sol = highs_cutoff.solve(prog, upper=upper, node_limit=node_limit, seconds=left)
         if not extra or sol.x is None or not sol.optimal:
             return sol, rounds, True
@@ -397,7 +403,7 @@ def _incumbent(rt: RowTypes, model: PrivacyModel, say: Progress, seconds: float 
                                else end - (1 - COLGEN_SHARE) * seconds)
         bound = cg.bound
         if rel.t is None:
-            left = None if end is None else max(end - time.monotonic(), 1e-3)
+            left = seconds_until(end)
             return cg, bound, classes_of_lp(rt, model, cg, seconds=left)
     except (WorkLimit, RuntimeError) as exc:
         if seconds is None:

@@ -20,10 +20,9 @@ against the certified LP bound of :mod:`.colgen`.
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
+from starmin.algorithms.base import deadline_after, seconds_until
 from starmin.algorithms.lp.master import Blocks, MILPSolution, build, solve_milp
 from starmin.algorithms.lp.pairs import Pairs
 from starmin.algorithms.lp.relaxation import FloatArray, Relaxation
@@ -40,7 +39,7 @@ def round_lp(pairs: Pairs, rel: Relaxation, blocks: Blocks, x: FloatArray, *,
     HiGHS's relative MIP gap (``mip_rel_gap``, a work limit: branch and bound stops once its
     incumbent is within ``gap`` of its dual bound); ``seconds``: a wall-clock limit the user
     asked for, on both MILPs together."""
-    end = None if seconds is None else time.monotonic() + seconds
+    end = deadline_after(seconds)
     prog = build(pairs, rel, blocks)
     frac = np.abs(x - np.round(x)) > 1e-6
     bad_block = np.zeros(blocks.B, dtype=bool)
@@ -51,8 +50,7 @@ def round_lp(pairs: Pairs, rel: Relaxation, blocks: Blocks, x: FloatArray, *,
     sol: MILPSolution = solve_milp(prog, node_limit=node_limit, gap=gap, fixed=fixed,
                                    seconds=seconds)
     if sol.x is None:
-        sol = solve_milp(prog, node_limit=node_limit, gap=gap,
-                         seconds=None if end is None else max(end - time.monotonic(), 1e-3))
+        sol = solve_milp(prog, node_limit=node_limit, gap=gap, seconds=seconds_until(end))
     if sol.x is None:
         raise RuntimeError(f"the rounding MILP found no integer solution ({sol.message})")
     return np.round(sol.x)
