@@ -135,8 +135,13 @@ def work(counts: IntArray, l: int, m: int) -> float:
     occupation: l = 2 / 6 9,391 / 16,630 cells, estimates 0.5 / 0.9, measured 0.5 / 0.5 CPU
     s at levels 1 and 2 (stop 33), 0.8 / 0.6 at every level (stop 35: the later levels hold
     few free rows)."""
+    return 7e-6 * m * _free_cells(counts, l)
+
+
+def _free_cells(counts: IntArray, l: int) -> int:
+    """The cells (row type, value) of the row types holding fewer than ``l`` values."""
     c = np.asarray(counts, dtype=np.int64)
-    return 7e-6 * m * int(np.count_nonzero(c[(c > 0).sum(axis=1) < l]))
+    return int(np.count_nonzero(c[(c > 0).sum(axis=1) < l]))
 
 
 JOINT_LEVELS = 2
@@ -164,11 +169,10 @@ that random table's LP took 1 CPU s)."""
 
 
 def joint_work(counts: IntArray, l: int, m: int) -> float:
-    """Estimated work units of the joint LP: ``3.3e-5 x m x`` the cells (row type, value) of
-    the row types holding fewer than ``l`` values, as :func:`work` counts them (adult, 8 QIs,
-    occupation, l = 2 / 6: 9,391 / 16,630 cells, estimates 2.5 / 4.4 units, measured 2.9 /
-    3.6 CPU s)."""
-    return work(counts, l, m) * 33 / 7
+    """Estimated work units of the joint LP: ``3.3e-5 x m x`` the cells :func:`work` counts
+    (adult, 8 QIs, occupation, l = 2 / 6: 9,391 / 16,630 cells, estimates 2.5 / 4.4 units,
+    measured 2.9 / 3.6 CPU s)."""
+    return 3.3e-5 * m * _free_cells(counts, l)
 
 
 def nonzeros(bk: Buckets) -> int:

@@ -658,11 +658,12 @@ def auto_run(model: PrivacyModel, rt: RowTypes, units_left: float) -> AutoRun:
             AutoRun(greedy + rule, {"rules": ("spread",), "start_lp_levels": 0},
                     "rule spread only, start without bucket LP")]
     if implied_suits(model, rt):  # the level start first where the budget allows it
+        no_joint: float | None = None  # the level start without the joint LP
         if distinct_only(model):  # the LPs of ._distinct_lp
             # the joint LP takes levels 1 and 2 from the per-level LPs (the later levels'
             # LPs took 0.1-0.2 CPU s on adult, within the joint estimate's margin)
             dl = implied_l(model) or 1
-            alone = level_work(rt) + distinct_lp_work(rt.counts, dl, rt.m)
+            no_joint = level_work(rt) + distinct_lp_work(rt.counts, dl, rt.m)
             levels = level_work(rt) + joint_work(rt.counts, dl, rt.m)
         else:
             levels = level_work(rt, implied_l(model), LEVEL_LP_LEVELS)
@@ -674,8 +675,8 @@ def auto_run(model: PrivacyModel, rt: RowTypes, units_left: float) -> AutoRun:
                         "level start only, rule spread only"),
                 replace(runs[2], options={"start": "pattern-packing", **runs[2].options},
                         note="pattern-packing start only, " + runs[2].note)]
-        if distinct_only(model):  # the level start without the joint LP before the last
-            runs.insert(3, AutoRun(alone + after, {"start": "levels", "rules": ("spread",),
+        if no_joint is not None:  # the level start without the joint LP before the last
+            runs.insert(3, AutoRun(no_joint + after, {"start": "levels", "rules": ("spread",),
                                                    "distinct_joint": False},
                                    "level start without the joint LP only, rule spread only"))
     if close_suits(model, rt):  # the level start with close parts (:mod:`._close_part`)
