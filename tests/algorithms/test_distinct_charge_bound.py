@@ -110,26 +110,33 @@ def test_a_literal_table_where_the_charges_reach_the_optimum() -> None:
 
 def test_the_check_rejects_raised_charges(monkeypatch: pytest.MonkeyPatch) -> None:
     rt = from_rows([[0, 0], [0, 1], [0, 1], [1, 1], [1, 1], [1, 1]], [0, 0, 1, 2, 2, 2])
+    from starmin.algorithms import charge_pdlp
     from starmin.algorithms import distinct_charge_bound as dcb
 
-    solve = charge_lp.solve_glop
-    # every LP is solved through dcb's Glop call and settled (gridded, checked) in
+    solve, pdlp = charge_lp.solve_glop, charge_pdlp.solve_pdlp
+    # every LP is solved through dcb's Glop call or PDLP's and settled (gridded, checked) in
     # charge_lp.settle; bucket generation's first LP too
-    monkeypatch.setattr(dcb, "solve_glop", shifted(solve, 0.3))
-    assert _bound(rt, 2) is None
-    monkeypatch.setattr(dcb, "solve_glop", shifted(solve, -1.0))
-    lowered = _bound(rt, 2)
-    assert lowered is not None and lowered < 6
-    monkeypatch.setattr(dcb, "solve_glop", shifted(solve, 0.0))
-    assert _bound(rt, 2) == 6
+    for by in (0.3, -1.0, 0.0):
+        monkeypatch.setattr(dcb, "solve_glop", shifted(solve, by))
+        monkeypatch.setattr(charge_pdlp, "solve_pdlp", shifted(pdlp, by))
+        got = _bound(rt, 2)
+        if by > 0:
+            assert got is None
+        elif by < 0:
+            assert got is not None and got < 6
+        else:
+            assert got == 6
 
 
 def test_work_limits_and_levels() -> None:
     rt = from_rows([[0, 0], [0, 1], [0, 1], [1, 1], [1, 1], [1, 1]], [0, 0, 1, 2, 2, 2])
     assert _bound(rt, 2, max_nonzeros=5) is None
-    assert _bound(rt, 2, max_work=0.0) is None
-    said: list[str] = []  # the first LP reaches the limit: no further LP is tried
-    assert _bound(rt, 2, max_work=0.0, progress=said.append) is None
+    assert _bound(rt, 2, max_work=0.0, max_pdlp_work=0) is None
+    said: list[str] = []  # PDLP's limit leaves the bound to generation
+    assert _bound(rt, 2, max_pdlp_work=0, progress=said.append) == 6
+    assert "over PDLP's work limit" in said[0] and "generation" in said[-1]
+    said.clear()  # the first Glop LP reaches the limit: no further LP is tried
+    assert _bound(rt, 2, max_work=0.0, max_pdlp_work=0, progress=said.append) is None
     assert sum("stopped at its work limit" in line for line in said) == 1
     assert "no further distinct charge LP" in said[-1]
     h = rt.sensitive_histograms(rt.counts)[0]
@@ -152,9 +159,10 @@ def test_reports_carry_it_for_the_distinct_value_models_only() -> None:
 
 def test_a_stage_that_gives_nothing_leaves_the_bound_to_the_next_one(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """By default bucket generation is tried first and the smaller LP next; when
-    generation gives nothing (here: its repair made to return nothing), the smaller LP gives
-    the bound. The full LP is a stage to ask for, tried in the order given."""
+    """By default the full LP by PDLP is tried first, bucket generation next and the
+    smaller LP last; when a stage gives nothing (here: its repair made to return nothing),
+    the next one gives the bound. The full LP by the dual simplex is a stage to ask for,
+    tried in the order given."""
     from starmin.algorithms import distinct_charge_bound as dcb
 
     cases = [(rt, 3 if model == DistinctLDiversity(3) else 2) for model, rt, _ in _solved()]
@@ -162,7 +170,7 @@ def test_a_stage_that_gives_nothing_leaves_the_bound_to_the_next_one(
             if _bound(rt, q, stages=("generated",)) is not None
             and _bound(rt, q, stages=("smaller",)) is not None]
     assert len(both) >= 10
-    assert dcb.STAGES == ("generated", "smaller")
+    assert dcb.STAGES == ("pdlp", "generated", "smaller")
     real = charge_lp.settle
     calls: list[str] = []
     failing: set[str] = set()
@@ -175,14 +183,21 @@ def test_a_stage_that_gives_nothing_leaves_the_bound_to_the_next_one(
     monkeypatch.setattr(dcb, "settle", stops)
     monkeypatch.setattr(charge_generation, "settle", stops)
     for rt, q in both:
+        alone = _bound(rt, q, stages=("pdlp",))
         calls.clear()
-        assert _bound(rt, q) == _bound(rt, q, stages=("generated",))
-        assert calls and all("generation" in what for what in calls)
+        assert _bound(rt, q) == alone
+        assert calls == ["distinct charge LP by PDLP (repair)"]
+    failing.add("distinct charge LP by PDLP (repair)")
+    for rt, q in both:
+        alone = _bound(rt, q, stages=("generated",))
+        calls.clear()
+        assert _bound(rt, q) == alone
+        assert "PDLP" in calls[0] and all("generation" in what for what in calls[1:])
     failing.add("distinct charge LP by generation (repair)")
     for rt, q in both:
         calls.clear()
         assert _bound(rt, q) == _bound(rt, q, stages=("smaller",))
-        assert "generation" in calls[0] and "fixed" in calls[-1]
+        assert "PDLP" in calls[0] and "generation" in calls[1] and "fixed" in calls[-1]
     failing.clear()
     for rt, q in both[:5]:
         full = _bound(rt, q, stages=("full",))
@@ -220,3 +235,23 @@ def test_bucket_generation_repairs_what_its_seeded_lp_breaks() -> None:
             assert got is not None and got <= opt
             return
     raise AssertionError("no table's seeded LP broke a bucket")
+
+
+def test_pdlp_is_a_bound_near_the_full_lp() -> None:
+    """The full LP by PDLP, lowered and repaired (:mod:`starmin.algorithms.charge_pdlp`), is
+    never above brute force, never above the full LP's optimum (its repaired answer is a
+    feasible point of that LP), and reaches it on most tables; on some the answer breaks
+    buckets, so the repair runs."""
+    reached = total = broke = 0
+    for model, rt, opt in _solved():
+        q = 3 if model == DistinctLDiversity(3) else 2
+        said: list[str] = []
+        got = _bound(rt, q, progress=said.append, stages=("pdlp",))
+        full = _bound(rt, q, stages=("full",))
+        if got is None or full is None:
+            continue
+        assert got <= full <= opt, (model.name, got, full, opt)
+        total += 1
+        reached += got == full
+        broke += any("answer breaks" in line and "breaks 0 " not in line for line in said)
+    assert total >= 200 and reached >= total * 0.9 and broke >= 1, (reached, broke, total)

@@ -53,21 +53,22 @@ from numpy.typing import NDArray
 from starmin.algorithms.base import Progress
 from starmin.algorithms.charge_lp import SAFETY, Cells, IntArray, Program, Solver, settle
 
-STAGE_NAMES = ("full", "generated", "smaller", "generated-smaller")
+STAGE_NAMES = ("full", "generated", "smaller", "generated-smaller", "pdlp")
 """The LPs a diversity charge bound can try (its ``stages``): the full LP, bucket generation on
-it (:func:`generated_bound`), the smaller LP with the level-1 row types fixed, and bucket
-generation on the smaller LP."""
+it (:func:`generated_bound`), the smaller LP with the level-1 row types fixed, bucket
+generation on the smaller LP, and the full LP by PDLP then the repair
+(:mod:`.charge_pdlp`; the distinct charge bound only)."""
 GENERATED = ("generated", "generated-smaller")
 """The stages solved by bucket generation."""
 SMALLER = ("smaller", "generated-smaller")
 """The stages on the smaller LP (the level-1 row types' charges fixed)."""
 
 
-def check_stages(stages: tuple[str, ...]) -> None:
-    """``ValueError`` naming the stages that are not in :data:`STAGE_NAMES`."""
-    if unknown := set(stages) - set(STAGE_NAMES):
-        raise ValueError(f"unknown charge LP stages {sorted(unknown)}: choose from "
-                         f"{STAGE_NAMES}")
+def check_stages(stages: tuple[str, ...], names: tuple[str, ...] = STAGE_NAMES) -> None:
+    """``ValueError`` naming the stages that are not in ``names`` (the caller's, by default
+    :data:`STAGE_NAMES`)."""
+    if unknown := set(stages) - set(names):
+        raise ValueError(f"unknown charge LP stages {sorted(unknown)}: choose from {names}")
 
 
 Chosen = list[NDArray[np.bool_]]
@@ -103,15 +104,30 @@ def generated_bound(cells: Cells, build: Callable[[Cells, Chosen | None], Progra
         lp, cells.n[f].astype(np.float64), report, f"{what}, {kept:,} seeded buckets")
     if a is None:
         return None
+    return repaired(cells, np.clip(a - SAFETY, cells.lo[f], cells.hi[f]), build, excesses,
+                    check, solver, report, what, "the seeded LP's answer")
+
+
+def repaired(cells: Cells, a: NDArray[np.float64],
+             build: Callable[[Cells, Chosen | None], Program | None],
+             excesses: Callable[[NDArray[np.float64]], Iterable[Excess]],
+             check: Callable[[NDArray[np.float64]], bool], solver: Solver,
+             report: Progress, what: str, source: str) -> int | None:
+    """Step 3 of the module docstring for any free charges ``a`` (within their ranges, e.g.
+    a relaxation's answer): the buckets they break, an LP that lowers the charges of those
+    buckets' cells only (the others kept), then :func:`.charge_lp.settle`'s check; ``None``
+    when an LP is over its limits or the answer fails the check. ``source`` names ``a`` in
+    progress lines."""
+    f = cells.free
     charge = cells.hi.astype(np.float64, copy=True)
-    charge[f] = np.clip(a - SAFETY, cells.lo[f], cells.hi[f])
+    charge[f] = a
     broken = np.zeros(len(charge), dtype=bool)
     count = 0
     for cell, cb, x in excesses(charge):
         bad = x > 0
         count += int(bad.sum())
         broken[cell[bad[cb]]] = True
-    report(f"bounds: {what}: the seeded LP's answer breaks {count:,} buckets; repairing")
+    report(f"bounds: {what}: {source} breaks {count:,} buckets; repairing")
     fixed = replace(cells, free=f & broken, hi=charge)
     repair = build(fixed, None)
     if repair is None:

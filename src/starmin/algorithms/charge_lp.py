@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -131,30 +132,11 @@ def solve_glop(lp: Program, weights: NDArray[np.float64], work: Work, progress: 
     ``weights @ charges``, by Glop's dual simplex (one thread) within ``work.per_lp``
     deterministic seconds, or ``None`` when it stops otherwise (``work.stopped`` set when at
     the limit). ``what`` names the LP in progress lines."""
-    from ortools.math_opt import callback_pb2, model_parameters_pb2, model_pb2, parameters_pb2
+    from ortools.math_opt import callback_pb2, model_parameters_pb2, parameters_pb2
     from ortools.math_opt.core.python import solver as core
 
     count = len(weights)
-    rows, cols = np.concatenate(lp.rows), np.concatenate(lp.cols)
-    order = np.lexsort((cols, rows))
-    model = model_pb2.ModelProto()
-    model.objective.maximize = True
-    var = model.variables
-    var.ids.extend(range(lp.n_cols))
-    var.lower_bounds.extend(np.concatenate(lp.lo).tolist())
-    var.upper_bounds.extend(np.concatenate(lp.hi).tolist())
-    var.integers.extend([False] * lp.n_cols)
-    model.objective.linear_coefficients.ids.extend(range(count))
-    model.objective.linear_coefficients.values.extend(
-        np.asarray(weights, dtype=np.float64).tolist())
-    con = model.linear_constraints
-    con.ids.extend(range(lp.n_rows))
-    con.lower_bounds.extend([-np.inf] * lp.n_rows)
-    con.upper_bounds.extend(np.concatenate(lp.b).tolist())
-    mat = model.linear_constraint_matrix
-    mat.row_ids.extend(rows[order].tolist())
-    mat.column_ids.extend(cols[order].tolist())
-    mat.coefficients.extend(np.concatenate(lp.vals)[order].tolist())
+    model = model_proto(lp, weights)
     params = parameters_pb2.SolveParametersProto()
     params.lp_algorithm = parameters_pb2.LP_ALGORITHM_DUAL_SIMPLEX
     params.threads = 1
@@ -186,6 +168,35 @@ def solve_glop(lp: Program, weights: NDArray[np.float64], work: Work, progress: 
     out = np.zeros(count)
     out[np.asarray(values.ids, dtype=np.int64)] = np.asarray(values.values, dtype=np.float64)
     return out
+
+
+def model_proto(lp: Program, weights: NDArray[np.float64]) -> Any:
+    """``lp`` as an OR-Tools MathOpt model maximizing ``weights @ charges`` (the first
+    ``len(weights)`` variables)."""
+    from ortools.math_opt import model_pb2
+
+    count = len(weights)
+    rows, cols = np.concatenate(lp.rows), np.concatenate(lp.cols)
+    order = np.lexsort((cols, rows))
+    model = model_pb2.ModelProto()
+    model.objective.maximize = True
+    var = model.variables
+    var.ids.extend(range(lp.n_cols))
+    var.lower_bounds.extend(np.concatenate(lp.lo).tolist())
+    var.upper_bounds.extend(np.concatenate(lp.hi).tolist())
+    var.integers.extend([False] * lp.n_cols)
+    model.objective.linear_coefficients.ids.extend(range(count))
+    model.objective.linear_coefficients.values.extend(
+        np.asarray(weights, dtype=np.float64).tolist())
+    con = model.linear_constraints
+    con.ids.extend(range(lp.n_rows))
+    con.lower_bounds.extend([-np.inf] * lp.n_rows)
+    con.upper_bounds.extend(np.concatenate(lp.b).tolist())
+    mat = model.linear_constraint_matrix
+    mat.row_ids.extend(rows[order].tolist())
+    mat.column_ids.extend(cols[order].tolist())
+    mat.coefficients.extend(np.concatenate(lp.vals)[order].tolist())
+    return model
 
 
 _OPTIMAL = 1

@@ -39,13 +39,18 @@ grid-rounded charges (every constrained bucket's ``P + q`` largest ``W`` summed)
 failing check gives no bound. Buckets whose condition holds with every charge at its upper
 end are left out (the condition only grows with the charges).
 
-By default two LPs are tried in turn (:data:`STAGES`) until one gives a bound: bucket
-generation on the full LP (:mod:`.charge_generation`: the buckets tight at the level
-charges, then a repair that only lowers charges), then the smaller LP (level 1 fixed). Once
-an LP reaches its work limit no further one is tried. The full LP (``"full"``) is a stage
+By default three stages are tried in turn (:data:`STAGES`) until one gives a bound: the full
+LP by PDLP, lowered and repaired (:mod:`.charge_pdlp`, stop 38), bucket generation on the
+full LP (:mod:`.charge_generation`: the buckets tight at the level charges, then a repair
+that only lowers charges), then the smaller LP (level 1 fixed). Once a Glop LP reaches its
+work limit no further one is tried. The full LP by the dual simplex (``"full"``) is a stage
 to ask for.
 
-Measured (ARX adult, 8 QIs, occupation; 2026-11-27): bucket generation gives q = 2..6
+Measured with PDLP first (adult as below, 2026-11-27, stop 38): q = 2..6 11,622 / 17,326 /
+21,447 / 25,146 / 28,452 in 1.3-4.7 CPU s (the full optima 11,626 / 17,332 / 21,453 /
+25,153 / 28,460); details in :mod:`.charge_pdlp`.
+
+Measured (ARX adult, 8 QIs, occupation; 2026-11-27, stop 35): bucket generation gives q = 2..6
 11,619 / 17,300 / 21,421 / 25,114 / 28,407 in 1.2-3.3 CPU s, within 0.2 % of the full LPs'
 11,626 / 17,332 / 21,453 / 25,153 (q = 6's not solved; q = 2's took 1.7 CPU s under Glop,
 q = 3 / 4 / 5's 5.4 / 16 / 186 under HiGHS). Until then the full LP (q = 2) or the smaller
@@ -76,6 +81,9 @@ from starmin.algorithms.charge_generation import (
     generated_bound,
 )
 from starmin.algorithms.charge_lp import MAX_WORK, Cells, Program, Work, settle, solve_glop
+from starmin.algorithms.charge_pdlp import MAX_NONZEROS as PDLP_MAX_NONZEROS
+from starmin.algorithms.charge_pdlp import MAX_WORK as PDLP_MAX_WORK
+from starmin.algorithms.charge_pdlp import first_order_bound
 from starmin.algorithms.heuristic.pattern_keys import IntArray, PatternKeys
 from starmin.algorithms.l_charge_bound import (
     _cells,
@@ -93,22 +101,25 @@ FULL_MAX_NONZEROS = 400_000
 for ``q >= 3`` the full LP keeps :data:`MAX_NONZEROS` (module docstring)."""
 
 
-STAGES = ("generated", "smaller")
-"""The LPs tried by default, in order, until one gives a bound: bucket generation on the full
-LP (:mod:`.charge_generation`, each of its two LPs within :data:`FULL_MAX_NONZEROS`), then
-the smaller LP (level 1 fixed, within :data:`MAX_NONZEROS`). The full LP itself
-(``"full"``, within :data:`FULL_MAX_NONZEROS` for ``q = 2`` and :data:`MAX_NONZEROS`
-otherwise) can be asked for: its optimum was at most 0.4 % above generation's on the tables
-measured (adult and its first 2,000 / 8,000 rows, q = 2..6, and the uniform random tables of
-``bench/auto_budget.py --shapes``, q = 2, 3; adult q = 2: 11,626 against 11,612), but its
-cost is less predictable (adult's first 8,000 rows, q = 4: 30,000 Glop iterations, 6.7 CPU
-s, where generation took 2)."""
+STAGES = ("pdlp", "generated", "smaller")
+"""The LPs tried by default, in order, until one gives a bound: the full LP by PDLP, then the
+repair (:mod:`.charge_pdlp`, within its :data:`.charge_pdlp.MAX_NONZEROS`), bucket generation
+on the full LP (:mod:`.charge_generation`, each of its two LPs within
+:data:`FULL_MAX_NONZEROS`), then the smaller LP (level 1 fixed, within
+:data:`MAX_NONZEROS`). The full LP by the dual simplex (``"full"``, within
+:data:`FULL_MAX_NONZEROS` for ``q = 2`` and :data:`MAX_NONZEROS` otherwise) can be asked
+for: its optimum was at most 0.4 % above generation's on the tables measured (adult and its
+first 2,000 / 8,000 rows, q = 2..6, and the uniform random tables of ``bench/auto_budget.py
+--shapes``, q = 2, 3; adult q = 2: 11,626 against 11,612), but its cost is less predictable
+(adult's first 8,000 rows, q = 4: 30,000 Glop iterations, 6.7 CPU s, where generation took
+2)."""
 
 
 def distinct_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.integer], q: int,
                           lev: NDArray[np.int64], last: int, progress: Progress | None = None,
                           *, max_nonzeros: int | None = None,
                           max_work: float = MAX_WORK,
+                          max_pdlp_work: float = PDLP_MAX_WORK,
                           stages: tuple[str, ...] = STAGES) -> int | None:
     """The charge LP bound (module docstring) for the ``(t_in, r)`` ``histogram`` of one
     sensitive column and ``q`` values per class, or ``None`` (nothing to charge, over the
@@ -116,7 +127,8 @@ def distinct_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.inte
     (:func:`.diversity_levels.levels`, every row type holding fewer than ``q`` values);
     ``last``: the highest level enumerated in full. ``stages``: the LPs tried in turn
     (:data:`STAGES`; the first bound is returned); ``max_nonzeros`` replaces every
-    nonzero limit."""
+    nonzero limit; ``max_work``: Glop's deterministic time per LP (:class:`.charge_lp.Work`);
+    ``max_pdlp_work``: PDLP's iterations times nonzeros (:data:`.charge_pdlp.MAX_WORK`)."""
     report = progress or silent
     c = np.asarray(histogram, dtype=np.int64)
     lev = np.asarray(lev, dtype=np.int64)
@@ -142,17 +154,21 @@ def distinct_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.inte
             continue
         cells = _cells(c, many, free_t, lev)
         limit = max_nonzeros if max_nonzeros is not None else (
-            MAX_NONZEROS if stage in SMALLER or (stage == "full" and q > 2)
+            PDLP_MAX_NONZEROS if stage == "pdlp"
+            else MAX_NONZEROS if stage in SMALLER or (stage == "full" and q > 2)
             else FULL_MAX_NONZEROS)
         build = partial(_build, keys, lev, free_t, last, q, r, limit)
         check = partial(satisfied, keys, cells, lev, free_t, last, q, r)
         what = {"full": "distinct charge LP", "generated": "distinct charge LP by generation",
                 "smaller": "distinct charge LP (level 1 fixed)",
-                "generated-smaller": "distinct charge LP by generation (level 1 fixed)"}[stage]
-        if stage in GENERATED:
-            bound = generated_bound(
-                cells, build, partial(excesses, keys, cells, lev, free_t, last, q, r), check,
-                solver, report, what)
+                "generated-smaller": "distinct charge LP by generation (level 1 fixed)",
+                "pdlp": "distinct charge LP by PDLP"}[stage]
+        excess = partial(excesses, keys, cells, lev, free_t, last, q, r)
+        if stage == "pdlp":
+            bound = first_order_bound(cells, build, excess, check, solver, report, what,
+                                      max_pdlp_work)
+        elif stage in GENERATED:
+            bound = generated_bound(cells, build, excess, check, solver, report, what)
         elif (lp := build(cells)) is None:
             report(f"bounds: no {what} (over its limit of {limit:,} nonzeros)")
             continue

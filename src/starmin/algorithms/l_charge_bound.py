@@ -88,6 +88,7 @@ from starmin.algorithms.bounds import bucket_members, top_sums
 from starmin.algorithms.charge_generation import (
     GENERATED,
     SMALLER,
+    STAGE_NAMES,
     Chosen,
     Excess,
     check_stages,
@@ -144,7 +145,7 @@ def frequency_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.int
     lev = np.asarray(lev, dtype=np.int64)
     l = int(l)
     t_in, r = c.shape
-    check_stages(stages)
+    check_stages(stages, STAGE_NAMES[:4])  # PDLP's stage is the distinct bound's only
     if l < 2 or t_in == 0 or last < 1:
         return None
     eligible = l * c.max(axis=1) <= c.sum(axis=1)

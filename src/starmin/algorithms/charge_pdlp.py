@@ -1,0 +1,135 @@
+"""The full distinct charge LP by a first-order method (PDLP), then the repair: a bound
+nearer the LP's optimum than bucket generation's, for about as much work.
+
+Guarantee: **bound** -- the value returned is a bound of the charge LP it is run for
+(:mod:`.distinct_charge_bound`): PDLP's answer is only a point, lowered by
+:data:`MARGIN`, repaired (:func:`.charge_generation.repaired`: an LP that lowers the charges of
+the buckets the point breaks, every other charge kept) and checked from scratch on the
+grid-rounded charges; a failing check gives no bound.
+
+Why. Bucket generation (:mod:`.charge_generation`) solves the LP over the buckets tight at the
+level charges and repairs what its answer breaks; that repair can only lower charges, so it
+stays below the full LP's optimum (ARX adult, 8 QIs, occupation, q = 6: 28,407 against the
+full optimum's 28,460). The full LP itself is slow for the dual simplex (q = 6: 298,000
+constraints, 921,000 nonzeros; HiGHS's interior point took 16 CPU s on the LP of the seeded
+and broken buckets alone, Glop's dual simplex more than 9). PDLP (primal-dual hybrid
+gradient, OR-Tools, one thread) reaches a relative accuracy of 1e-3 on it in a few hundred
+iterations, each one pass over the matrix. Its answer breaks many buckets by a hair; lowered
+by :data:`MARGIN` first, it breaks far fewer, and the repair LP is small.
+
+Work limit: PDLP's iterations, at most :data:`MAX_WORK` divided by the LP's nonzeros (a count
+of the work done, never a clock: the same input gives the same bound under any load). At
+that limit its last iterate is repaired all the same (any point is repaired into a bound).
+
+Measured (ARX adult, 8 QIs, occupation; 2026-11-27, one core): q = 2 / 3 / 4 / 5 / 6 PDLP
+192-640 iterations, 0.8 / 1.2 / 2.0 / 2.4 / 3.8 CPU s (the LP's build 0.2 s, the repair
+0.2-0.6 s), bounds 11,622 / 17,326 / 21,447 / 25,146 / 28,451 against bucket generation's
+11,619 / 17,300 / 21,421 / 25,114 / 28,407 (1.1-3.3 CPU s) and the full LPs' optima 11,626 /
+17,332 / 21,453 / 25,153 / 28,460. Margins on q = 6 (accuracy 1e-3): 0 -> 1,351 buckets
+broken, repair 1.5 s, 28,458; 3e-4 -> 28,451; 1e-3 -> 100 broken, 28,439; 1e-2 -> 28,256.
+Accuracy 3e-3: 256 iterations (2.0 s), 28,431; 1e-2: 128 (1.5 s), 28,416. Tried and not
+taken: PDLP's feasibility polishing (q = 6: 500 iterations, 4.1 s, 28,451 at the same
+margin); two threads (2.7 s wall, 4.3 CPU s, a different answer than one thread's); warm
+starting Glop from the seeded LP's basis after adding the broken buckets (18,000 iterations,
+9 s).
+
+References: D. Applegate et al., "Practical large-scale linear programming using
+primal-dual hybrid gradient", NeurIPS 2021 (PDLP); the charge LPs are the duals of Liang &
+Yuan Thm 9's relaxations (see :mod:`.distinct_charge_bound`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+import numpy as np
+from numpy.typing import NDArray
+
+from starmin.algorithms._progress import heartbeat
+from starmin.algorithms.base import Progress
+from starmin.algorithms.charge_generation import Chosen, Excess, repaired
+from starmin.algorithms.charge_lp import Cells, Program, Solver, model_proto
+
+MAX_NONZEROS = 1_000_000
+"""The full LP is not built for PDLP beyond this many nonzeros (adult q = 6: 921,000)."""
+MAX_WORK = 800_000_000
+"""PDLP's iterations times the LP's nonzeros, at most (adult q = 6: 868 iterations allowed,
+640 used; one unit cost about 6.5 ns on this machine)."""
+ACCURACY = 1e-3
+"""PDLP's relative and absolute optimality tolerance (module docstring)."""
+MARGIN = 3e-4
+"""PDLP's answer is lowered by this much, per charge, before the repair (module docstring)."""
+
+
+def first_order_bound(cells: Cells, build: Callable[[Cells, Chosen | None], Program | None],
+                      excesses: Callable[[NDArray[np.float64]], Iterable[Excess]],
+                      check: Callable[[NDArray[np.float64]], bool], solver: Solver,
+                      report: Progress, what: str, max_work: float = MAX_WORK) -> int | None:
+    """The bound of the module docstring, or ``None`` (the full LP or the repair LP over its
+    nonzero limit, PDLP without an answer, the repair stopped, or the check failed).
+    ``build``, ``excesses``, ``check`` and ``solver`` (the repair LP's) as in
+    :func:`.charge_generation.generated_bound`; ``max_work``: :data:`MAX_WORK`."""
+    lp = build(cells, None)
+    if lp is None:
+        report(f"bounds: no {what} (the full LP is over its nonzero limit)")
+        return None
+    f = cells.free
+    if lp.n_rows == 0:  # no bucket can fail
+        a: NDArray[np.float64] | None = cells.hi[f]
+    else:
+        a = solve_pdlp(lp, cells.n[f].astype(np.float64), int(max_work // max(lp.nnz, 1)),
+                       report, what)
+    if a is None:
+        return None
+    return repaired(cells, np.clip(a - MARGIN, cells.lo[f], cells.hi[f]), build, excesses,
+                    check, solver, report, what, "PDLP's answer")
+
+
+def solve_pdlp(lp: Program, weights: NDArray[np.float64], max_iterations: int,
+               progress: Progress, what: str) -> NDArray[np.float64] | None:
+    """The first ``len(weights)`` variables (the charges) of PDLP's answer maximizing
+    ``weights @ charges`` within :data:`ACCURACY` or ``max_iterations`` iterations (one
+    thread), or ``None`` when it gives none."""
+    from ortools.math_opt import callback_pb2, model_parameters_pb2, parameters_pb2
+    from ortools.math_opt.core.python import solver as core
+
+    count = len(weights)
+    if max_iterations < 1:
+        progress(f"bounds: no {what} (its LP is over PDLP's work limit)")
+        return None
+    params = parameters_pb2.SolveParametersProto()
+    params.threads = 1
+    params.iteration_limit = int(max_iterations)
+    params.pdlp.termination_criteria.eps_optimal_relative = ACCURACY
+    params.pdlp.termination_criteria.eps_optimal_absolute = ACCURACY
+    shown = model_parameters_pb2.ModelSolveParametersProto()
+    shown.variable_values_filter.filter_by_ids = True
+    shown.variable_values_filter.filtered_ids.extend(range(count))
+    with heartbeat(progress, f"bounds: {what}, PDLP ({count:,} charges, {lp.n_cols:,} "
+                   f"variables, {lp.n_rows:,} constraints, {lp.nnz:,} nonzeros)"):
+        try:
+            res = core.solve(model_proto(lp, weights), _PDLP,
+                             parameters_pb2.SolverInitializerProto(), params, shown, None,
+                             callback_pb2.CallbackRegistrationProto(), None, None)
+        except Exception as exc:  # an invalid model or parameter surfaces as a status error
+            progress(f"bounds: {what} failed in PDLP ({str(exc)[:80]}): no bound from it")
+            return None
+    if not res.solutions or not res.solutions[0].HasField("primal_solution"):
+        progress(f"bounds: {what}: PDLP gave no answer (termination reason "
+                 f"{res.termination.reason}): no bound from it")
+        return None
+    reason = res.termination.reason
+    state = ("within its accuracy" if reason == _OPTIMAL
+             else f"at its iteration limit or short of its accuracy (termination reason {reason})")
+    progress(f"bounds: {what}: PDLP stopped after {res.solve_stats.first_order_iterations:,} "
+             f"iterations, {state}")
+    values = res.solutions[0].primal_solution.variable_values
+    out = np.zeros(count)
+    out[np.asarray(values.ids, dtype=np.int64)] = np.asarray(values.values, dtype=np.float64)
+    return out
+
+
+_PDLP = 5
+"""MathOpt's ``SOLVER_TYPE_PDLP``."""
+_OPTIMAL = 1
+"""MathOpt's ``TERMINATION_REASON_OPTIMAL``."""
