@@ -255,3 +255,29 @@ def test_pdlp_is_a_bound_near_the_full_lp() -> None:
         reached += got == full
         broke += any("answer breaks" in line and "breaks 0 " not in line for line in said)
     assert total >= 200 and reached >= total * 0.9 and broke >= 1, (reached, broke, total)
+
+
+def test_pdlp_gives_the_same_answer_on_any_number_of_threads(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """PDLP's answer depends on its shard count (:data:`.charge_pdlp.SHARDS`), not on the
+    threads working them: the same charges to the last bit with 1, 2 and 3 threads, so the
+    bound is the same on any machine."""
+    from starmin.algorithms import charge_pdlp
+
+    seen: list[bytes] = []
+    real = charge_pdlp.solve_pdlp
+
+    def keep(*args: Any) -> Any:
+        a = real(*args)
+        seen.append(a.tobytes())
+        return a
+
+    monkeypatch.setattr(charge_pdlp, "solve_pdlp", keep)
+    rt = random_table(4242, 400, 4, values=[3, 3, 4, 3], s=4)
+    answers = []
+    for threads in (1, 2, 3):
+        monkeypatch.setattr(charge_pdlp, "THREADS", threads)
+        seen.clear()
+        answers.append((_bound(rt, 3, stages=("pdlp",)), tuple(seen)))
+    assert answers[0][0] is not None and answers[0][1]
+    assert answers[0] == answers[1] == answers[2]

@@ -93,11 +93,12 @@ def test_the_smaller_lp_is_a_bound_too_and_the_fallback(l: int) -> None:
 
 @pytest.mark.parametrize("l", [2, 3])
 @pytest.mark.parametrize(("stage", "lp"), [("generated", "full"),
-                                           ("generated-smaller", "smaller")])
+                                           ("generated-smaller", "smaller"), ("pdlp", "full")])
 def test_bucket_generation_is_a_bound_near_its_lp(l: int, stage: str, lp: str) -> None:
     """The generation stages (:mod:`starmin.algorithms.charge_generation`): ``"generated"``
-    (asked for) never above the full LP, ``"generated-smaller"`` (the default's third) never
-    above the smaller LP (so never above brute force), equal to it on most tables."""
+    (asked for) never above the full LP, ``"generated-smaller"`` (the default's last) never
+    above the smaller LP (so never above brute force), equal to it on most tables; the same
+    for the full LP by PDLP, lowered and repaired (``"pdlp"``, :mod:`.charge_pdlp`)."""
     total = reached = 0
     for seed, rt, opt in _solved(l):
         whole, got = _bound(rt, l, stages=(lp,)), _bound(rt, l, stages=(stage,))
@@ -126,8 +127,9 @@ def test_over_the_limit_the_smaller_lp_is_tried() -> None:
     assert seen == [None, fixed, full]
     said: list[str] = []
     _bound(rt, 2, max_nonzeros=0, progress=said.append)
-    assert len(said) == 3 and all("over its limit" in line for line in said[:2])
-    assert "by generation" in said[2] and "over its nonzero limit" in said[2]
+    assert len(said) == 4 and "over its limit" in said[0] and "over its limit" in said[2]
+    assert "by PDLP" in said[1] and "over its nonzero limit" in said[1]
+    assert "by generation" in said[3] and "over its nonzero limit" in said[3]
 
 
 def test_a_literal_table_where_the_charges_reach_the_optimum() -> None:

@@ -57,7 +57,7 @@ STAGE_NAMES = ("full", "generated", "smaller", "generated-smaller", "pdlp")
 """The LPs a diversity charge bound can try (its ``stages``): the full LP, bucket generation on
 it (:func:`generated_bound`), the smaller LP with the level-1 row types fixed, bucket
 generation on the smaller LP, and the full LP by PDLP then the repair
-(:mod:`.charge_pdlp`; the distinct charge bound only)."""
+(:mod:`.charge_pdlp`)."""
 GENERATED = ("generated", "generated-smaller")
 """The stages solved by bucket generation."""
 SMALLER = ("smaller", "generated-smaller")

@@ -9,17 +9,18 @@ to a multiple of ``1 / GRID`` (:func:`to_ticks`) and checks the bound's conditio
 scratch on those charges, where every sum it takes is exact in float64.
 
 Solvers: the k-anonymity and frequency l-diversity charge LPs run HiGHS's dual simplex
-(SciPy) within an iteration limit (:func:`solve`). The distinct-value models' charge LPs run
-OR-Tools' Glop (dual simplex, one thread) within a limit of Glop's *deterministic time*
-(:class:`Work`, :func:`solve_glop`): a count of the work done that is the same on every
-machine under any load, and that tracks the time more closely than HiGHS's iteration count,
-whose cost per iteration varied 0.03-1.0 ms across the tables measured (2026-11-27: a
-218,000-nonzero LP of a uniform 4,000-row table took 1 ms an iteration and 40 s to stop at
-40,000 iterations; ARX adult's LPs of that size 0.05-0.13 ms). Neither solver is faster on
-every LP: Glop solved adult's whole-table diversity LPs faster (frequency l = 3's smaller LP
-0.95 against 4-5 CPU s, distinct q = 2's full LP 1.7 against 2.6) but frequency l = 3 on
-adult's first 8,000 rows slower (7.8 against 6.5), and one deterministic second cost 0.6-1.7
-CPU s.
+(SciPy) within an iteration limit (:func:`solve`); the diversity LPs too large for it run
+PDLP in full, then a repair LP by Glop (:mod:`.charge_pdlp`, stop 38). The distinct-value
+models' charge LPs run OR-Tools' Glop (dual simplex, one thread) within a limit of Glop's
+*deterministic time* (:class:`Work`, :func:`solve_glop`): a count of the work done that is
+the same on every machine under any load, and that tracks the time more closely than HiGHS's
+iteration count, whose cost per iteration varied 0.03-1.0 ms across the tables measured
+(2026-11-27: a 218,000-nonzero LP of a uniform 4,000-row table took 1 ms an iteration and 40
+s to stop at 40,000 iterations; ARX adult's LPs of that size 0.05-0.13 ms). Neither solver
+is faster on every LP: Glop solved adult's whole-table diversity LPs faster (frequency l =
+3's smaller LP 0.95 against 4-5 CPU s, distinct q = 2's full LP 1.7 against 2.6) but
+frequency l = 3 on adult's first 8,000 rows slower (7.8 against 6.5), and one deterministic
+second cost 0.6-1.7 CPU s.
 """
 
 from __future__ import annotations

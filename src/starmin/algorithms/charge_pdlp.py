@@ -1,42 +1,45 @@
-"""The full distinct charge LP by a first-order method (PDLP), then the repair: a bound
-nearer the LP's optimum than bucket generation's, for about as much work.
+"""A diversity charge LP in full by a first-order method (PDLP), then the repair: a bound
+near the LP's optimum, where the dual simplex takes too long on the full LP.
 
 Guarantee: **bound** -- the value returned is a bound of the charge LP it is run for
-(:mod:`.distinct_charge_bound`): PDLP's answer is only a point, lowered by
-:data:`MARGIN`, repaired (:func:`.charge_generation.repaired`: an LP that lowers the charges of
-the buckets the point breaks, every other charge kept) and checked from scratch on the
-grid-rounded charges; a failing check gives no bound.
+(:mod:`.distinct_charge_bound`, :mod:`.l_charge_bound`): PDLP's answer is only a point,
+lowered by :data:`MARGIN`, repaired (:func:`.charge_generation.repaired`: an LP that lowers
+the charges of the buckets the point breaks, every other charge kept) and checked from
+scratch on the grid-rounded charges; a failing check gives no bound.
 
 Why. Bucket generation (:mod:`.charge_generation`) solves the LP over the buckets tight at the
 level charges and repairs what its answer breaks; that repair can only lower charges, so it
-stays below the full LP's optimum (ARX adult, 8 QIs, occupation, q = 6: 28,407 against the
-full optimum's 28,460). The full LP itself is slow for the dual simplex (q = 6: 298,000
-constraints, 921,000 nonzeros; HiGHS's interior point took 16 CPU s on the LP of the seeded
-and broken buckets alone, Glop's dual simplex more than 9). PDLP (primal-dual hybrid
-gradient, OR-Tools, one thread) reaches a relative accuracy of 1e-3 on it in a few hundred
-iterations, each one pass over the matrix. Its answer breaks many buckets by a hair; lowered
-by :data:`MARGIN` first, it breaks far fewer, and the repair LP is small.
+stays below the full LP's optimum (ARX adult, 8 QIs, occupation, distinct q = 6: 28,407
+against the full optimum's 28,460). The full LP itself is slow for the dual simplex (q = 6:
+298,000 constraints, 921,000 nonzeros; HiGHS's interior point took 16 CPU s on the LP of the
+seeded and broken buckets alone, Glop's dual simplex more than 9). PDLP (primal-dual hybrid
+gradient, OR-Tools) reaches a relative accuracy of 2e-3 on it in a few hundred iterations,
+each one pass over the matrix. Its answer breaks many buckets by a hair; lowered by
+:data:`MARGIN` first, it breaks far fewer, and the repair LP is small.
 
 Work limit: PDLP's iterations, at most :data:`MAX_WORK` divided by the LP's nonzeros (a count
 of the work done, never a clock: the same input gives the same bound under any load). At
 that limit its last iterate is repaired all the same (any point is repaired into a bound).
+The answer depends on :data:`SHARDS`, not on :data:`THREADS` (tested bit for bit), so it is
+the same on any machine.
 
-Measured (ARX adult, 8 QIs, occupation; 2026-11-27, one core): q = 2 / 3 / 4 / 5 / 6 PDLP
-192-640 iterations, 0.8 / 1.2 / 2.0 / 2.4 / 3.8 CPU s (the LP's build 0.2 s, the repair
-0.2-0.6 s), bounds 11,622 / 17,326 / 21,447 / 25,146 / 28,451 against bucket generation's
-11,619 / 17,300 / 21,421 / 25,114 / 28,407 (1.1-3.3 CPU s) and the full LPs' optima 11,626 /
-17,332 / 21,453 / 25,153 / 28,460. Margins on q = 6 (accuracy 1e-3): 0 -> 1,351 buckets
-broken, repair 1.5 s, 28,458; 3e-4 -> 28,451; 1e-3 -> 100 broken, 28,439; 1e-2 -> 28,256.
-Accuracy 3e-3: 256 iterations (2.0 s), 28,431; 1e-2: 128 (1.5 s), 28,416. Tried and not
-taken: PDLP's feasibility polishing (q = 6: 500 iterations, 4.1 s, 28,451 at the same
-margin); two threads (2.7 s wall, 4.3 CPU s, a different answer than one thread's); warm
-starting Glop from the seeded LP's basis after adding the broken buckets (18,000 iterations,
-9 s).
+Measured (ARX adult, 8 QIs, occupation; 2026-11-27; two threads, the defaults):
+- distinct q = 2 / 3 / 4 / 5 / 6: bounds 11,619 / 17,324 / 21,436 / 25,143 / 28,451 (384
+  PDLP iterations and 3.0 s wall for q = 6, the LP's build 0.2 s and the repair 0.6 s of
+  it), against bucket generation's 11,619 / 17,300 / 21,421 / 25,114 / 28,407 (1.1-3.3 CPU
+  s) and the full LPs' optima 11,626 / 17,332 / 21,453 / 25,153 / 28,460. Margins on q = 6
+  (accuracy 1e-3): 0 -> 1,351 buckets broken, repair 1.5 s, 28,458; 3e-4 -> 28,451; 1e-3 ->
+  100 broken, 28,439; 1e-2 -> 28,256.
+- frequency l = 3 / 4 / 5 / 6: 19,962 / 27,057 / 33,921 / 40,368 in 2.4 / 3.1 / 3.4 / 3.8 s
+  wall (512-704 iterations; l = 6 at its work limit), where the smaller LP and generation on
+  it gave 18,854 / 24,275 / 29,346 / 33,835 (:mod:`.l_charge_bound`).
+- Tried and not taken: PDLP's feasibility polishing (q = 6, accuracy 1e-3: 500 iterations,
+  4.1 s, 28,451 at the same margin); warm starting Glop from the seeded LP's basis after
+  adding the broken buckets (18,000 iterations, 9 s).
 
 References: D. Applegate et al., "Practical large-scale linear programming using
 primal-dual hybrid gradient", NeurIPS 2021 (PDLP); the charge LPs are the duals of Liang &
-Yuan Thm 9's relaxations (see :mod:`.distinct_charge_bound`).
-"""
+Yuan Thm 9's relaxations (see the callers)."""
 
 from __future__ import annotations
 
@@ -51,14 +54,26 @@ from starmin.algorithms.charge_generation import Chosen, Excess, repaired
 from starmin.algorithms.charge_lp import Cells, Program, Solver, model_proto
 
 MAX_NONZEROS = 1_000_000
-"""The full LP is not built for PDLP beyond this many nonzeros (adult q = 6: 921,000)."""
-MAX_WORK = 800_000_000
-"""PDLP's iterations times the LP's nonzeros, at most (adult q = 6: 868 iterations allowed,
-640 used; one unit cost about 6.5 ns on this machine)."""
-ACCURACY = 1e-3
-"""PDLP's relative and absolute optimality tolerance (module docstring)."""
+"""The full LP is not built for PDLP beyond this many nonzeros (adult: distinct q = 6 921,000,
+frequency l = 5 811,000)."""
+MAX_WORK = 600_000_000
+"""PDLP's iterations times the LP's nonzeros, at most (adult: distinct q = 6 651 iterations
+allowed, 384 used; frequency l = 6 672, all used; one unit cost about 6.5 ns of one core on
+this machine). At 8e8 frequency l = 5 / 6 gave 33,940 / 40,393 (986 / 896 iterations) for
+0.6-0.7 s more."""
+ACCURACY = 2e-3
+"""PDLP's relative and absolute optimality tolerance (module docstring). At 1e-3 adult's
+bounds rose by 1-34 stars (distinct q = 6 28,452, frequency l = 3 19,996) for 0.4-0.9 s
+more; at 3e-3 they fell by 11-45."""
 MARGIN = 3e-4
 """PDLP's answer is lowered by this much, per charge, before the repair (module docstring)."""
+SHARDS = 8
+"""PDLP splits its vectors and matrix into this many shards; its answer depends on this count,
+not on the threads that work them (adult's frequency l = 3 LP: the same objective to the last
+bit with one and two threads at 8 shards; 8 and 32 shards differ in the 6th digit)."""
+THREADS = 2
+"""PDLP's threads (the same answer with any number, :data:`SHARDS`): adult distinct q = 6 at
+accuracy 1e-3 3.0 against 4.2 s wall on two cores (frequency l = 5 3.6 against 5.0)."""
 
 
 def first_order_bound(cells: Cells, build: Callable[[Cells, Chosen | None], Program | None],
@@ -88,8 +103,8 @@ def first_order_bound(cells: Cells, build: Callable[[Cells, Chosen | None], Prog
 def solve_pdlp(lp: Program, weights: NDArray[np.float64], max_iterations: int,
                progress: Progress, what: str) -> NDArray[np.float64] | None:
     """The first ``len(weights)`` variables (the charges) of PDLP's answer maximizing
-    ``weights @ charges`` within :data:`ACCURACY` or ``max_iterations`` iterations (one
-    thread), or ``None`` when it gives none."""
+    ``weights @ charges`` within :data:`ACCURACY` or ``max_iterations`` iterations
+    (:data:`SHARDS` shards, :data:`THREADS` threads), or ``None`` when it gives none."""
     from ortools.math_opt import callback_pb2, model_parameters_pb2, parameters_pb2
     from ortools.math_opt.core.python import solver as core
 
@@ -98,7 +113,8 @@ def solve_pdlp(lp: Program, weights: NDArray[np.float64], max_iterations: int,
         progress(f"bounds: no {what} (its LP is over PDLP's work limit)")
         return None
     params = parameters_pb2.SolveParametersProto()
-    params.threads = 1
+    params.threads = THREADS
+    params.pdlp.num_shards = SHARDS
     params.iteration_limit = int(max_iterations)
     params.pdlp.termination_criteria.eps_optimal_relative = ACCURACY
     params.pdlp.termination_criteria.eps_optimal_absolute = ACCURACY

@@ -46,9 +46,9 @@ that only lowers charges), then the smaller LP (level 1 fixed). Once a Glop LP r
 work limit no further one is tried. The full LP by the dual simplex (``"full"``) is a stage
 to ask for.
 
-Measured with PDLP first (adult as below, 2026-11-27, stop 38): q = 2..6 11,622 / 17,326 /
-21,447 / 25,146 / 28,452 in 1.3-4.7 CPU s (the full optima 11,626 / 17,332 / 21,453 /
-25,153 / 28,460); details in :mod:`.charge_pdlp`.
+Measured with PDLP first (adult as below, 2026-11-27, stop 38): q = 2..6 11,619 / 17,324 /
+21,436 / 25,143 / 28,451, PDLP on two threads (q = 6: 3.0 s wall; the full optima 11,626 /
+17,332 / 21,453 / 25,153 / 28,460); details in :mod:`.charge_pdlp`.
 
 Measured (ARX adult, 8 QIs, occupation; 2026-11-27, stop 35): bucket generation gives q = 2..6
 11,619 / 17,300 / 21,421 / 25,114 / 28,407 in 1.2-3.3 CPU s, within 0.2 % of the full LPs'

@@ -88,13 +88,14 @@ from starmin.algorithms.bounds import bucket_members, top_sums
 from starmin.algorithms.charge_generation import (
     GENERATED,
     SMALLER,
-    STAGE_NAMES,
     Chosen,
     Excess,
     check_stages,
     generated_bound,
 )
-from starmin.algorithms.charge_lp import Cells, Program, settle, solve
+from starmin.algorithms.charge_lp import Cells, Program, Work, settle, solve, solve_glop
+from starmin.algorithms.charge_pdlp import MAX_NONZEROS as PDLP_MAX_NONZEROS
+from starmin.algorithms.charge_pdlp import first_order_bound
 from starmin.algorithms.heuristic.pattern_keys import IntArray, PatternKeys, masks_of_level
 
 MAX_NONZEROS = 250_000
@@ -108,22 +109,24 @@ iteration cost 0.1-1.6 ms on the tables measured, so an LP stopped at the limit 
 to about 35 s for nothing: the limit bounds the work, not the time."""
 
 
-STAGES = ("full", "smaller", "generated-smaller")
-"""The LPs tried by default, in order (:func:`frequency_charge_bound`). The last is bucket
-generation (:mod:`.charge_generation`) on the smaller LP, tried when the smaller LP is over its
-nonzero limit: on ARX adult (8 QIs, occupation; 2026-11-27, one core) l = 4 / 5 24,275 /
-29,346 in 1.1-1.3 CPU s and 18,000-20,000 simplex iterations (the other bounds' best 23,013 /
-27,319; l = 3's smaller LP 18,854 where this stage gives 18,800, l = 6 33,835 where
-``l_value_flow`` gives 35,088). Bucket generation on the full LP (``"generated"``) is a stage
-to ask for, not a default: on adult it gives l = 3 / 4 / 5 19,895 / 26,909 / 33,730, but its
-seeded LP keeps 5,400-8,700 buckets and needs 45,000-59,000 simplex iterations, 11-31 CPU s
-(Glop's dual simplex: 9.3 s for l = 3's 19,833): past the iteration limit and too slow beside
-a release that must finish within 10 s."""
+STAGES = ("full", "pdlp", "smaller", "generated-smaller")
+"""The LPs tried by default, in order (:func:`frequency_charge_bound`): the full LP by HiGHS's
+dual simplex when it fits :data:`MAX_NONZEROS`; else the full LP by PDLP, lowered and repaired
+(:mod:`.charge_pdlp`, stop 38, within :data:`.charge_pdlp.MAX_NONZEROS`); then the smaller LP;
+then bucket generation (:mod:`.charge_generation`) on the smaller LP. On ARX adult (8 QIs,
+occupation; 2026-11-27, two threads) the PDLP stage gives l = 3 / 4 / 5 / 6 19,962 / 27,057 /
+33,921 / 40,368 in 2.4 / 3.1 / 3.4 / 3.8 s wall (512-704 PDLP iterations; l = 6 at its work
+limit) where the smaller LP and generation on it gave 18,854 / 24,275 / 29,346 / 33,835
+(``l_value_flow`` 35,088 for l = 6) in 1.1-1.5 CPU s; generation on the full LP
+(``"generated"``, a stage to ask for) gave l = 3 / 4 / 5 19,895 / 26,909 / 33,730 in 11-31
+CPU s. A repair that reaches Glop's work limit ends the stages (as in
+:mod:`.distinct_charge_bound`): on a uniform random table (5,000 rows, 9 QIs of 4 values, l
+= 5) the smaller LPs after it had given nothing in 7 s."""
 
 
 def frequency_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.integer], l: int,
                            lev: NDArray[np.int64], last: int, progress: Progress | None = None,
-                           *, max_nonzeros: int = MAX_NONZEROS,
+                           *, max_nonzeros: int | None = None,
                            max_iterations: int = MAX_ITERATIONS,
                            stages: tuple[str, ...] = STAGES) -> int | None:
     """The charge LP bound on the fewest stars of a frequency l-diverse release, for the
@@ -134,18 +137,19 @@ def frequency_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.int
     ``lev`` are the row types' levels for ``q = l`` (:func:`.diversity_levels.levels`, every
     row type that is not l-eligible among those it was asked for) and ``last`` the highest
     level it enumerated in full (:func:`.diversity_levels.last_level`). ``stages``: the LPs
-    tried in turn (:data:`STAGES`): the full LP; over its nonzero limit, the smaller one
-    with the row types holding fewer than ``l`` values at level 1 fixed; over its limit
-    too, bucket generation on the smaller LP (``"generated-smaller"``); bucket generation on
+    tried in turn (:data:`STAGES`): the full LP; over its nonzero limit, the full LP by PDLP
+    (``"pdlp"``, :mod:`.charge_pdlp`) and, when that gives nothing, the smaller one with the
+    row types holding fewer than ``l`` values at level 1 fixed; over its limit too, bucket
+    generation on the smaller LP (``"generated-smaller"``); bucket generation on
     the full LP (:mod:`.charge_generation`, ``"generated"``) when asked for (the next stage
-    is tried when a generation stage gives nothing). A full or smaller LP that is built
+    is tried when a generation or PDLP stage gives nothing). A full or smaller LP that is built
     gives the answer (``None`` when it stops)."""
     report = progress or silent
     c = np.asarray(histogram, dtype=np.int64)
     lev = np.asarray(lev, dtype=np.int64)
     l = int(l)
     t_in, r = c.shape
-    check_stages(stages, STAGE_NAMES[:4])  # PDLP's stage is the distinct bound's only
+    check_stages(stages)
     if l < 2 or t_in == 0 or last < 1:
         return None
     eligible = l * c.max(axis=1) <= c.sum(axis=1)
@@ -154,33 +158,46 @@ def frequency_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.int
     few = (c > 0).sum(axis=1) < l
     keys = PatternKeys(np.asarray(codes))
     solver = partial(_highs, max_iterations)
+    work = Work()  # the PDLP stage's repair LP: Glop within its deterministic time
     for stage in stages:
+        if work.stopped:  # that repair reached its limit: this table's LPs are slow
+            report(f"bounds: no further l charge LP for l = {l} (one reached its work limit)")
+            break
         fixed = 1 if stage in SMALLER else 0
         free_t = ~eligible & (lev <= last) & ~(few & (lev <= fixed))
         if not free_t.any():
             continue
         cells = _cells(c, eligible, free_t, lev)
-        build = partial(_build, keys, lev, free_t, last, l, r, max_nonzeros)
+        limit = max_nonzeros if max_nonzeros is not None else (
+            PDLP_MAX_NONZEROS if stage == "pdlp" else MAX_NONZEROS)
+        build = partial(_build, keys, lev, free_t, last, l, r, limit)
         check = partial(satisfied, keys, cells, lev, free_t, last, l, r)
         what = f"l charge LP{_WHAT[stage]}"
-        if stage in GENERATED:
-            bound = generated_bound(
-                cells, build, partial(excesses, keys, cells, lev, free_t, last, l, r), check,
-                solver, report, what)
+        excess = partial(excesses, keys, cells, lev, free_t, last, l, r)
+        if stage in GENERATED or stage == "pdlp":
+            bound = (first_order_bound(cells, build, excess, check, partial(_glop, work),
+                                       report, what)
+                     if stage == "pdlp" else
+                     generated_bound(cells, build, excess, check, solver, report, what))
             if bound is not None:
                 return bound
             continue
         lp = build(cells)
         if lp is None:
-            report(f"bounds: no {what} (over its limit of {max_nonzeros:,} nonzeros)")
+            report(f"bounds: no {what} (over its limit of {limit:,} nonzeros)")
             continue
         return settle(lp, cells, solver, report, what, check)
     return None
 
 
-_WHAT = {"full": "", "generated": " by generation",
+_WHAT = {"pdlp": " by PDLP", "full": "", "generated": " by generation",
          "smaller": " (level-1 row types of too few values fixed)",
          "generated-smaller": " by generation (level-1 row types of too few values fixed)"}
+
+
+def _glop(work: Work, lp: Program, weights: NDArray[np.float64], progress: Progress,
+          what: str) -> NDArray[np.float64] | None:
+    return solve_glop(lp, weights, work, progress, what)
 
 
 def _highs(max_iterations: int, lp: Program, weights: NDArray[np.float64],
