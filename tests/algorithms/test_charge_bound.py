@@ -80,9 +80,47 @@ def test_the_check_rejects_raised_charges() -> None:
 
 def test_work_limits_give_no_bound() -> None:
     rt = random_table(5, 14, 4, values=3)
-    assert charge_lower_bound(rt, 2) is not None
-    assert charge_lower_bound(rt, 2, max_nonzeros=5) is None
+    full = charge_lower_bound(rt, 2)
+    assert full is not None
+    assert charge_lower_bound(rt, 2, max_nonzeros=5, max_pdlp_work=0) is None
+    by_pdlp = charge_lower_bound(rt, 2, max_nonzeros=5)  # over it: PDLP, then the repair
+    assert by_pdlp is not None and by_pdlp <= full
     assert charge_lower_bound(rt, 2, max_iterations=1) is None
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_pdlp_over_the_dual_simplex_limit_is_a_bound_near_the_lp(seed: int) -> None:
+    """Over ``max_nonzeros`` (here 0: every LP) the full LP is solved by PDLP, lowered and
+    repaired (:mod:`starmin.algorithms.charge_pdlp`): never above brute force nor the LP's
+    optimum (its repaired answer is a feasible point), within a star of it."""
+    rng = np.random.default_rng(seed)
+    n, m = int(rng.integers(6, 15)), int(rng.integers(2, 5))
+    rt = random_table(8100 + seed, n, m, values=int(rng.integers(2, 4)))
+    k = int(rng.integers(2, min(4, n) + 1))
+    full = charge_lower_bound(rt, k)
+    said: list[str] = []
+    got = charge_lower_bound(rt, k, said.append, max_nonzeros=0)
+    if full is None:
+        assert got is None
+        return
+    assert got is not None and full - 1 <= got <= full <= brute_force.solve(
+        rt, KAnonymity(k)).stars, (got, full)
+    assert said == [] or any("PDLP" in line for line in said)
+
+
+def test_pdlp_s_answer_is_repaired_where_it_breaks_buckets() -> None:
+    """Tables whose PDLP answer breaks buckets: the repair LP runs and the checked bound is
+    still at most the LP's optimum."""
+    repaired = 0
+    for seed in range(60):
+        rt = random_table(9100 + seed, 40, 4, values=3)
+        said: list[str] = []
+        got = charge_lower_bound(rt, 3, said.append, max_nonzeros=0)
+        if any("breaks" in line and "breaks 0 " not in line for line in said):
+            full = charge_lower_bound(rt, 3)
+            assert got is not None and full is not None and got <= full
+            repaired += 1
+    assert repaired >= 3, repaired
 
 
 def test_nothing_to_charge() -> None:

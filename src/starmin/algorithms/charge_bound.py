@@ -38,9 +38,13 @@ from scratch: each charge lowered by ``1e-7`` and rounded down to a multiple of 
 the sums below are exact), every bucket's ``k`` largest summed; a failing check gives no
 bound. The bound is the sum of the charges, rounded up (the optimum is a whole number).
 
-Work limits, never a clock: the LP is not built past :data:`MAX_NONZEROS` nonzeros and HiGHS
+Work limits, never a clock: HiGHS solves the LP within :data:`MAX_NONZEROS` nonzeros and
 stops after :data:`MAX_ITERATIONS` simplex iterations (then no bound), so the same table
-gives the same answer on every machine.
+gives the same answer on every machine. Past :data:`MAX_NONZEROS` (stop 38; up to
+:data:`.charge_pdlp.MAX_NONZEROS`) PDLP solves it in full within its work limit, its answer
+lowered by :data:`.charge_pdlp.MARGIN` and repaired: an LP over the buckets it breaks lowers
+their row types' charges, every other charge kept (lowering never breaks a bucket), and
+the check confirms the result (:mod:`.charge_pdlp`).
 
 Competition (stop 34, as the bucket LP's of :mod:`.heuristic._bucket_lp`): the free row types'
 mean number of buckets of ``>= k`` rows at their levels, over the buckets' mean rows / ``k``.
@@ -63,8 +67,11 @@ of them on adult, k = 2; the LP took 3.8 instead of 4.9 s).
 
 Cost on ARX adult (30,162 rows, 9 QIs; 2026-11-26, one core): k = 2, 15,512 free charges,
 322,000 nonzeros, 29,000 iterations, about 4 s, 19,177 (partner bound 19,049). k = 3, 5 and
-10 need 557,000 to 985,000 nonzeros (k = 3 and 5 took 35 and 190 s without the limits and
-gave 26,498 and 33,852): over the limits.
+10 need 557,000 to 985,000 nonzeros (k = 3 and 5 took 35 and 190 s by HiGHS without the
+limits and gave 26,498 and 33,852). By PDLP (2026-11-27, two threads): k = 3 / 5 / 10
+26,494 / 33,842 / 42,446 (the partner bound 26,310 / 33,589 / 42,158) in 3.8 / 4.4 / 5.7 s
+(704 / 576 / 608 PDLP iterations, k = 10 at its work limit; the repair LPs 3,092-7,329
+simplex iterations), measured with the test suite running on the other core.
 
 References
 ----------
@@ -87,6 +94,9 @@ from numpy.typing import NDArray
 from starmin.algorithms.base import Progress, silent
 from starmin.algorithms.bounds import Levels, bucket_members, pattern_levels, top_sums
 from starmin.algorithms.charge_lp import GRID, Program, ceil_ticks, solve, to_ticks
+from starmin.algorithms.charge_pdlp import MARGIN, solve_pdlp
+from starmin.algorithms.charge_pdlp import MAX_NONZEROS as PDLP_MAX_NONZEROS
+from starmin.algorithms.charge_pdlp import MAX_WORK as PDLP_MAX_WORK
 from starmin.algorithms.competition import competition
 from starmin.algorithms.heuristic.pattern_keys import IntArray, PatternKeys, masks_of_level
 from starmin.data.rowtypes import RowTypes
@@ -110,25 +120,29 @@ an iteration cost 0.13 ms there and 0.5 ms at k = 3's size)."""
 def charge_lower_bound(rt: RowTypes, k: int, progress: Progress | None = None, *,
                        max_nonzeros: int = MAX_NONZEROS,
                        max_iterations: int = MAX_ITERATIONS,
-                       max_competition: float = MAX_COMPETITION) -> int | None:
+                       max_competition: float = MAX_COMPETITION,
+                       max_pdlp_work: float = PDLP_MAX_WORK) -> int | None:
     """The charge LP bound on the fewest stars of a k-anonymous release of ``rt``, or
     ``None`` when the LP is over its work limits, HiGHS does not finish it, or its answer
     fails the check (the module docstring has the proof and the limits).
 
     ``max_competition``: the LP is not solved above this competition (module docstring).
+    ``max_pdlp_work``: PDLP's iterations times nonzeros when the LP is over ``max_nonzeros``
+    (:data:`.charge_pdlp.MAX_WORK`; module docstring).
     The answer depends only on the row types (their codes, sizes and order), ``k`` and the
     limits, so the last :data:`_REMEMBERED` answers are kept by a digest of those:
     ``pattern-packing`` computes it for its plan's bound, and the report asks again."""
     k = int(k)
     if k < 2 or rt.t_in == 0:
         return None
-    key = (_digest(rt), k, int(max_nonzeros), int(max_iterations), float(max_competition))
+    key = (_digest(rt), k, int(max_nonzeros), int(max_iterations), float(max_competition),
+           float(max_pdlp_work))
     with _LOCK:
         if key in _ANSWERS:
             _ANSWERS.move_to_end(key)
             return _ANSWERS[key]
     value = _charge_bound(rt, k, progress or silent, max_nonzeros, max_iterations,
-                          max_competition)
+                          max_competition, max_pdlp_work)
     with _LOCK:
         _ANSWERS[key] = value
         while len(_ANSWERS) > _REMEMBERED:
@@ -137,7 +151,7 @@ def charge_lower_bound(rt: RowTypes, k: int, progress: Progress | None = None, *
 
 
 _REMEMBERED = 8
-_ANSWERS: OrderedDict[tuple[bytes, int, int, int, float], int | None] = OrderedDict()
+_ANSWERS: OrderedDict[tuple[bytes, int, int, int, float, float], int | None] = OrderedDict()
 _LOCK = threading.Lock()
 
 
@@ -151,8 +165,8 @@ def _digest(rt: RowTypes) -> bytes:
 
 
 def _charge_bound(rt: RowTypes, k: int, report: Progress, max_nonzeros: int,
-                  max_iterations: int, max_competition: float = MAX_COMPETITION
-                  ) -> int | None:
+                  max_iterations: int, max_competition: float = MAX_COMPETITION,
+                  max_pdlp_work: float = PDLP_MAX_WORK) -> int | None:
     """:func:`charge_lower_bound`, computed."""
     lv = pattern_levels(rt, k)
     lev, n = lv.L, rt.sizes.astype(np.int64)
@@ -160,9 +174,11 @@ def _charge_bound(rt: RowTypes, k: int, report: Progress, max_nonzeros: int,
     if not free.any():
         return None
     keys = PatternKeys(rt.codes)
-    built = _build(keys, lv, n, k, free, max_nonzeros)
+    ub = np.where(free, lev + 1.0, lev.astype(np.float64))
+    built = _build(keys, lv, n, k, free, ub, max(max_nonzeros, PDLP_MAX_NONZEROS))
     if built is None:
-        report(f"bounds: no charge LP (over its limit of {max_nonzeros:,} nonzeros)")
+        report(f"bounds: no charge LP (over its limit of "
+               f"{max(max_nonzeros, PDLP_MAX_NONZEROS):,} nonzeros)")
         return None
     lp, competition = built
     if lp.nnz >= MIN_NONZEROS_COMPETED and competition > max_competition:
@@ -171,32 +187,80 @@ def _charge_bound(rt: RowTypes, k: int, report: Progress, max_nonzeros: int,
         return None
     if competition > CROWDED:
         max_iterations = min(max_iterations, CROWDED_ITERATIONS)
+    charge = ub.copy()
     if lp.n_rows == 0:  # no bucket can fail: every free charge at its upper end
-        a: NDArray[np.float64] | None = (lev[free] + 1.0).astype(np.float64)
-    else:
+        pass
+    elif lp.nnz <= max_nonzeros:
         a = solve(lp, n[free].astype(np.float64), max_iterations, report, "charge LP")
-    if a is None:
-        return None
+        if a is None:
+            return None
+        charge[free] = a
+    else:  # too large for the dual simplex: PDLP in full, then the repair
+        report(f"bounds: the charge LP ({lp.nnz:,} nonzeros) is over the dual simplex's "
+               f"limit of {max_nonzeros:,}: PDLP, then a repair")
+        a = solve_pdlp(lp, n[free].astype(np.float64), int(max_pdlp_work // lp.nnz), report,
+                       "charge LP by PDLP")
+        if a is None:
+            return None
+        charge[free] = np.clip(a - MARGIN, 0.0, ub[free])
+        repaired = _repair(keys, lv, n, k, free, charge, PDLP_MAX_NONZEROS, max_iterations,
+                           report)
+        if repaired is None:
+            return None
+        charge = repaired
     ticks = np.zeros(rt.t_in, dtype=np.int64)  # charges in units of 1 / GRID
     ticks[~free] = lev[~free] * GRID
-    ticks[free] = to_ticks(a, 0.0, (lev[free] + 1).astype(np.float64))
+    ticks[free] = to_ticks(charge[free], 0.0, ub[free])
     if not satisfied(keys, lv, n, k, ticks / GRID):
         report("bounds: charge LP answer failed its check: no charge bound")
         return None
     return ceil_ticks(int((n * ticks).sum()))  # exact: at most n x 64 x 2^20
 
 
+def _repair(keys: PatternKeys, lv: Levels, n: IntArray, k: int, free: NDArray[np.bool_],
+            charge: NDArray[np.float64], max_nonzeros: int, max_iterations: int,
+            report: Progress) -> NDArray[np.float64] | None:
+    """``charge`` (PDLP's answer, lowered) with the charges of the row types in the buckets
+    it breaks lowered by an LP over those buckets, every other charge kept (lowering never
+    breaks a bucket: its condition only grows with the charges), or ``None`` when that LP
+    is over its limits (``max_nonzeros``: PDLP's, as the LP it repairs; the dual simplex's
+    iterations, ``max_iterations``) or stopped. The caller checks the result from scratch."""
+    broken = np.zeros(keys.t, dtype=bool)
+    count = 0
+    for s, member, bucket, nb in _level_buckets(keys, lv, n, k):
+        bad = top_sums(bucket, charge[member] - s, n[member], k, nb) > 0
+        count += int(bad.sum())
+        broken[member[bad[bucket]]] = True
+    report(f"bounds: PDLP's answer breaks {count:,} buckets; repairing")
+    if count == 0:
+        return charge
+    lower = free & broken
+    built = _build(keys, lv, n, k, lower, charge, max_nonzeros)  # the broken buckets only
+    if built is None:
+        report(f"bounds: no charge LP (the repair is over its limit of {max_nonzeros:,} "
+               "nonzeros)")
+        return None
+    a = solve(built[0], n[lower].astype(np.float64), max_iterations, report,
+              "charge LP (repair)")
+    if a is None:
+        return None
+    out = charge.copy()
+    out[lower] = a
+    return out
+
+
 def _build(keys: PatternKeys, lv: Levels, n: IntArray, k: int, free: NDArray[np.bool_],
-           max_nonzeros: int) -> tuple[Program, float] | None:
-    """The LP over the free charges (columns ``0 .. free.sum() - 1``) and its competition
-    (module docstring), or ``None`` past ``max_nonzeros``."""
-    lev = lv.L
+           ub: NDArray[np.float64], max_nonzeros: int) -> tuple[Program, float] | None:
+    """The LP over the free charges (columns ``0 .. free.sum() - 1``, each in ``[0, ub]``) and
+    the buckets that fail with every charge at ``ub``, and its competition (module
+    docstring), or ``None`` past ``max_nonzeros``. The other row types in those buckets are
+    at level 0, charge 0 (module docstring; in :func:`_repair`'s LP every member of a broken
+    bucket that has a charge is free)."""
     lp = Program()
     options = np.zeros(keys.t, dtype=np.int64)   # buckets of each free row type
     buckets, rows = 0, 0
-    ub = np.where(free, lev + 1.0, lev.astype(np.float64))
     var = np.full(keys.t, -1, dtype=np.int64)
-    var[free] = lp.columns(int(free.sum()), 0.0, (lev[free] + 1.0).astype(np.float64))
+    var[free] = lp.columns(int(free.sum()), 0.0, ub[free])
     for s, member, bucket, nb in _level_buckets(keys, lv, n, k):
         options += np.bincount(member[free[member]], minlength=keys.t)
         buckets, rows = buckets + nb, rows + int(n[member].sum())
