@@ -281,3 +281,28 @@ def test_pdlp_gives_the_same_answer_on_any_number_of_threads(
         answers.append((_bound(rt, 3, stages=("pdlp",)), tuple(seen)))
     assert answers[0][0] is not None and answers[0][1]
     assert answers[0] == answers[1] == answers[2]
+
+
+def test_a_pdlp_answer_that_is_not_finite_gives_no_bound(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A diverged PDLP iterate (here: NaN charges from a stand-in solver) is refused with a
+    progress line: no bound from that stage (the real solver gives 6 on the same table)."""
+    from types import SimpleNamespace
+
+    from ortools.math_opt.core.python import solver as core
+
+    def diverged(model: Any, *args: Any) -> Any:
+        ids = list(model.objective.linear_coefficients.ids)
+        values = SimpleNamespace(ids=ids, values=[float("nan")] * len(ids))
+        solution = SimpleNamespace(primal_solution=SimpleNamespace(variable_values=values),
+                                   HasField=lambda name: True)
+        return SimpleNamespace(solutions=[solution], termination=SimpleNamespace(reason=1),
+                               solve_stats=SimpleNamespace(first_order_iterations=1))
+
+    rt = from_rows([[0, 0], [0, 1], [0, 1], [1, 1], [1, 1], [1, 1]], [0, 0, 1, 2, 2, 2])
+    monkeypatch.setattr(core, "solve", diverged)
+    said: list[str] = []
+    assert _bound(rt, 2, progress=said.append, stages=("pdlp",)) is None
+    assert any("not finite" in line for line in said)
+    monkeypatch.undo()
+    assert _bound(rt, 2, stages=("pdlp",)) == 6

@@ -20,8 +20,9 @@ each one pass over the matrix. Its answer breaks many buckets by a hair; lowered
 Work limit: PDLP's iterations, at most :data:`MAX_WORK` divided by the LP's nonzeros (a count
 of the work done, never a clock: the same input gives the same bound under any load). At
 that limit its last iterate is repaired all the same (any point is repaired into a bound).
-The answer depends on :data:`SHARDS`, not on :data:`THREADS` (tested bit for bit), so it is
-the same on any machine.
+The answer depends on :data:`SHARDS`, not on :data:`THREADS` (tested bit for bit), so it does
+not depend on the machine's cores or load (as with the other solvers, a different floating-
+point instruction set could still move it in the last bits; the check keeps it a bound).
 
 Measured (ARX adult, 8 QIs, occupation; 2026-11-27; two threads, the defaults):
 - distinct q = 2 / 3 / 4 / 5 / 6: bounds 11,619 / 17,324 / 21,436 / 25,143 / 28,451 (384
@@ -142,6 +143,9 @@ def solve_pdlp(lp: Program, weights: NDArray[np.float64], max_iterations: int,
     values = res.solutions[0].primal_solution.variable_values
     out = np.zeros(count)
     out[np.asarray(values.ids, dtype=np.int64)] = np.asarray(values.values, dtype=np.float64)
+    if not np.isfinite(out).all():  # a diverged iterate: nothing to repair
+        progress(f"bounds: {what}: PDLP's answer is not finite: no bound from it")
+        return None
     return out
 
 

@@ -47,8 +47,10 @@ scratch: the charges lowered by ``1e-7``, rounded down to multiples of ``2^-20``
 constrained bucket's ``l`` largest ``W`` summed exactly; a failing check gives no bound. The
 bound is the charges' sum rounded up.
 
-Work limits, never a clock: the LP is not built past :data:`MAX_NONZEROS` nonzeros, and
-HiGHS stops after :data:`MAX_ITERATIONS` simplex iterations (then no bound). Glop within a
+Work limits, never a clock: HiGHS gets the full LP up to :data:`FULL_MAX_NONZEROS`
+nonzeros and the smaller one up to :data:`MAX_NONZEROS` (PDLP the full LP up to
+:data:`.charge_pdlp.MAX_NONZEROS`, within its own work limit), and stops after
+:data:`MAX_ITERATIONS` simplex iterations (then no bound). Glop within a
 deterministic-time limit (as :mod:`.distinct_charge_bound`) was tried on 2026-11-27 and not
 taken: it solved adult l = 3's smaller LP in 1 CPU s against 4-5, but within 3
 deterministic seconds lost the bounds of adult's first 2,000 rows (l = 5) and 8,000 rows
@@ -102,6 +104,15 @@ MAX_NONZEROS = 250_000
 """The LP is not built beyond this many nonzeros (adult's first 8,000 rows: l = 3 needs
 181,000, l = 5 255,000, its smaller LP 119,000; the whole table: l = 3 513,000, its smaller
 LP 241,000)."""
+FULL_MAX_NONZEROS = 60_000
+"""The full LP is solved by HiGHS's dual simplex up to this many nonzeros, by PDLP beyond
+(stop 38). On the uniform random tables of ``bench/charge_stages.py`` the dual simplex
+stopped at :data:`MAX_ITERATIONS` after 3.5-8.4 CPU s on every full LP of l >= 3 from
+85,000 nonzeros up but two (3,000 x 12 x 2 l = 3, 140,000, 0.4 s; adult's first 8,000 rows
+l = 3, 181,000, 3.7 s), and finished every one below 60,000 (at most 1.5 s); PDLP gave a
+bound on six of those it stopped on, in 0.3-1.2 CPU s, and 1-11 stars (at most 0.2 %) below
+the dual simplex's optimum where that finished (adult's first 8,000 rows l = 3 7,593
+against 7,604, in 1.0 against 3.4 s)."""
 MAX_ITERATIONS = 22_000
 """HiGHS's simplex iteration limit; a stopped LP gives no bound (adult's first 8,000 rows:
 l = 3 needs 20,000 (8.5 s); the whole table, l = 3's smaller LP 19,000 (4-5 s)). An
@@ -111,7 +122,7 @@ to about 35 s for nothing: the limit bounds the work, not the time."""
 
 STAGES = ("full", "pdlp", "smaller", "generated-smaller")
 """The LPs tried by default, in order (:func:`frequency_charge_bound`): the full LP by HiGHS's
-dual simplex when it fits :data:`MAX_NONZEROS`; else the full LP by PDLP, lowered and repaired
+dual simplex when it fits :data:`FULL_MAX_NONZEROS`; else the full LP by PDLP, lowered and repaired
 (:mod:`.charge_pdlp`, stop 38, within :data:`.charge_pdlp.MAX_NONZEROS`); then the smaller LP;
 then bucket generation (:mod:`.charge_generation`) on the smaller LP. On ARX adult (8 QIs,
 occupation; 2026-11-27, two threads) the PDLP stage gives l = 3 / 4 / 5 / 6 19,962 / 27,057 /
@@ -169,7 +180,8 @@ def frequency_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.int
             continue
         cells = _cells(c, eligible, free_t, lev)
         limit = max_nonzeros if max_nonzeros is not None else (
-            PDLP_MAX_NONZEROS if stage == "pdlp" else MAX_NONZEROS)
+            PDLP_MAX_NONZEROS if stage == "pdlp"
+            else FULL_MAX_NONZEROS if stage == "full" else MAX_NONZEROS)
         build = partial(_build, keys, lev, free_t, last, l, r, limit)
         check = partial(satisfied, keys, cells, lev, free_t, last, l, r)
         what = f"l charge LP{_WHAT[stage]}"
