@@ -133,26 +133,18 @@ def solve_glop(lp: Program, weights: NDArray[np.float64], work: Work, progress: 
     ``weights @ charges``, by Glop's dual simplex (one thread) within ``work.per_lp``
     deterministic seconds, or ``None`` when it stops otherwise (``work.stopped`` set when at
     the limit). ``what`` names the LP in progress lines."""
-    from ortools.math_opt import callback_pb2, model_parameters_pb2, parameters_pb2
-    from ortools.math_opt.core.python import solver as core
+    from ortools.math_opt import parameters_pb2
 
     count = len(weights)
-    model = model_proto(lp, weights)
     params = parameters_pb2.SolveParametersProto()
     params.lp_algorithm = parameters_pb2.LP_ALGORITHM_DUAL_SIMPLEX
     params.threads = 1
     params.glop.max_deterministic_time = float(work.per_lp)
-    shown = model_parameters_pb2.ModelSolveParametersProto()
-    shown.variable_values_filter.filter_by_ids = True
-    shown.variable_values_filter.filtered_ids.extend(range(count))
-    with heartbeat(progress, f"bounds: {what}, Glop ({count:,} charges, {lp.n_cols:,} "
-                   f"variables, {lp.n_rows:,} constraints, {lp.nnz:,} nonzeros)"):
-        try:
-            res = core.solve(model, 3, parameters_pb2.SolverInitializerProto(), params,
-                             shown, None, callback_pb2.CallbackRegistrationProto(), None, None)
-        except Exception as exc:  # Glop's numerical failure surfaces as a status error
-            progress(f"bounds: {what} failed in Glop ({str(exc)[:80]}): no bound from it")
-            return None
+    try:
+        res = solve_mathopt(lp, weights, _GLOP, params, progress, f"bounds: {what}, Glop")
+    except Exception as exc:  # Glop's numerical failure surfaces as a status error
+        progress(f"bounds: {what} failed in Glop ({str(exc)[:80]}): no bound from it")
+        return None
     reason = res.termination.reason
     if reason != _OPTIMAL or not res.solutions:
         if reason in _LIMITS:  # here, the deterministic time
@@ -165,6 +157,29 @@ def solve_glop(lp: Program, weights: NDArray[np.float64], work: Work, progress: 
         return None
     progress(f"bounds: {what} solved in {res.solve_stats.simplex_iterations:,} simplex "
              "iterations (Glop)")
+    return charges_of(res, count)
+
+
+def solve_mathopt(lp: Program, weights: NDArray[np.float64], solver: int, params: Any,
+                  progress: Progress, heading: str) -> Any:
+    """OR-Tools MathOpt's result for ``lp`` maximizing ``weights @ charges`` with ``solver``
+    (a ``SolverTypeProto`` number) and ``params``, only the charges' values returned, under a
+    heartbeat of ``progress`` lines starting ``heading``. Raises as MathOpt does."""
+    from ortools.math_opt import callback_pb2, model_parameters_pb2, parameters_pb2
+    from ortools.math_opt.core.python import solver as core
+
+    shown = model_parameters_pb2.ModelSolveParametersProto()
+    shown.variable_values_filter.filter_by_ids = True
+    shown.variable_values_filter.filtered_ids.extend(range(len(weights)))
+    with heartbeat(progress, f"{heading} ({len(weights):,} charges, {lp.n_cols:,} variables, "
+                   f"{lp.n_rows:,} constraints, {lp.nnz:,} nonzeros)"):
+        return core.solve(model_proto(lp, weights), solver,
+                          parameters_pb2.SolverInitializerProto(), params, shown, None,
+                          callback_pb2.CallbackRegistrationProto(), None, None)
+
+
+def charges_of(res: Any, count: int) -> NDArray[np.float64]:
+    """The ``count`` charges of a MathOpt result's first solution (0 where not given)."""
     values = res.solutions[0].primal_solution.variable_values
     out = np.zeros(count)
     out[np.asarray(values.ids, dtype=np.int64)] = np.asarray(values.values, dtype=np.float64)
@@ -200,6 +215,8 @@ def model_proto(lp: Program, weights: NDArray[np.float64]) -> Any:
     return model
 
 
+_GLOP = 3
+"""MathOpt's ``SOLVER_TYPE_GLOP``."""
 _OPTIMAL = 1
 """MathOpt's ``TERMINATION_REASON_OPTIMAL``."""
 _LIMITS = (6, 9)

@@ -49,10 +49,9 @@ from collections.abc import Callable, Iterable
 import numpy as np
 from numpy.typing import NDArray
 
-from starmin.algorithms._progress import heartbeat
 from starmin.algorithms.base import Progress
 from starmin.algorithms.charge_generation import Chosen, Excess, repaired
-from starmin.algorithms.charge_lp import Cells, Program, Solver, model_proto
+from starmin.algorithms.charge_lp import Cells, Program, Solver, charges_of, solve_mathopt
 
 MAX_NONZEROS = 1_000_000
 """The full LP is not built for PDLP beyond this many nonzeros (adult: distinct q = 6 921,000,
@@ -106,8 +105,7 @@ def solve_pdlp(lp: Program, weights: NDArray[np.float64], max_iterations: int,
     """The first ``len(weights)`` variables (the charges) of PDLP's answer maximizing
     ``weights @ charges`` within :data:`ACCURACY` or ``max_iterations`` iterations
     (:data:`SHARDS` shards, :data:`THREADS` threads), or ``None`` when it gives none."""
-    from ortools.math_opt import callback_pb2, model_parameters_pb2, parameters_pb2
-    from ortools.math_opt.core.python import solver as core
+    from ortools.math_opt import parameters_pb2
 
     count = len(weights)
     if max_iterations < 1:
@@ -119,18 +117,11 @@ def solve_pdlp(lp: Program, weights: NDArray[np.float64], max_iterations: int,
     params.iteration_limit = int(max_iterations)
     params.pdlp.termination_criteria.eps_optimal_relative = ACCURACY
     params.pdlp.termination_criteria.eps_optimal_absolute = ACCURACY
-    shown = model_parameters_pb2.ModelSolveParametersProto()
-    shown.variable_values_filter.filter_by_ids = True
-    shown.variable_values_filter.filtered_ids.extend(range(count))
-    with heartbeat(progress, f"bounds: {what}, PDLP ({count:,} charges, {lp.n_cols:,} "
-                   f"variables, {lp.n_rows:,} constraints, {lp.nnz:,} nonzeros)"):
-        try:
-            res = core.solve(model_proto(lp, weights), _PDLP,
-                             parameters_pb2.SolverInitializerProto(), params, shown, None,
-                             callback_pb2.CallbackRegistrationProto(), None, None)
-        except Exception as exc:  # an invalid model or parameter surfaces as a status error
-            progress(f"bounds: {what} failed in PDLP ({str(exc)[:80]}): no bound from it")
-            return None
+    try:
+        res = solve_mathopt(lp, weights, _PDLP, params, progress, f"bounds: {what}, PDLP")
+    except Exception as exc:  # an invalid model or parameter surfaces as a status error
+        progress(f"bounds: {what} failed in PDLP ({str(exc)[:80]}): no bound from it")
+        return None
     if not res.solutions or not res.solutions[0].HasField("primal_solution"):
         progress(f"bounds: {what}: PDLP gave no answer (termination reason "
                  f"{res.termination.reason}): no bound from it")
@@ -140,9 +131,7 @@ def solve_pdlp(lp: Program, weights: NDArray[np.float64], max_iterations: int,
              else f"at its iteration limit or short of its accuracy (termination reason {reason})")
     progress(f"bounds: {what}: PDLP stopped after {res.solve_stats.first_order_iterations:,} "
              f"iterations, {state}")
-    values = res.solutions[0].primal_solution.variable_values
-    out = np.zeros(count)
-    out[np.asarray(values.ids, dtype=np.int64)] = np.asarray(values.values, dtype=np.float64)
+    out = charges_of(res, count)
     if not np.isfinite(out).all():  # a diverged iterate: nothing to repair
         progress(f"bounds: {what}: PDLP's answer is not finite: no bound from it")
         return None
