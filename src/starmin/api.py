@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -268,8 +269,8 @@ def check_objective(objective: object) -> None:
 
 
 def lower_bounds(rt: RowTypes, model: PrivacyModel, progress: Progress | None = None,
-                 known_lp: Mapping[str, int] | None = None, lp_complete: bool = False
-                 ) -> dict[str, int]:
+                 known_lp: Mapping[str, int] | None = None, lp_complete: bool = False,
+                 diversity: Future[dict[str, int]] | None = None) -> dict[str, int]:
     """Proven lower bounds on the optimal number of stars (see docs/algorithms/lower-bounds):
     the k-anonymity bounds for the class size the model implies, the star-free, pattern and
     level flow bounds of each t-closeness part, and the diversity bounds (Xiao et al.'s
@@ -282,7 +283,10 @@ def lower_bounds(rt: RowTypes, model: PrivacyModel, progress: Progress | None = 
 
     ``lp_complete``: ``known_lp`` is the LP core's optimum over every output vector (its
     column generation ran to the end), so the frequency charge LP, the dual of the same
-    relaxation with its charges restricted, cannot exceed it and is not solved."""
+    relaxation with its charges restricted, cannot exceed it and is not solved.
+    ``diversity``: the diversity bounds with their charge LPs, already under way
+    (:func:`diversity_ahead`); used unless ``lp_complete`` leaves the charge LPs out (the
+    result is then what it would have been without it)."""
     from starmin.algorithms.bounds import k_anonymity_lower_bounds
     from starmin.algorithms.l_diversity_bound import diversity_lower_bounds
     from starmin.algorithms.t_closeness_bound import t_closeness_lower_bounds
@@ -298,8 +302,9 @@ def lower_bounds(rt: RowTypes, model: PrivacyModel, progress: Progress | None = 
     for m in t_parts:
         for name, v in t_closeness_lower_bounds(rt, m, k=k, progress=progress).items():
             out[name] = max(out.get(name, 0), v)
-    out.update(diversity_lower_bounds(rt, parts(model), progress,
-                                      charges=not (lp_complete and known_lp)))
+    charges = not (lp_complete and known_lp)
+    out.update(diversity.result() if diversity is not None and charges else
+               diversity_lower_bounds(rt, parts(model), progress, charges=charges))
     from starmin.algorithms.classes.class_partition import row_level_bound
 
     levels = row_level_bound(rt, model, progress)
@@ -310,6 +315,24 @@ def lower_bounds(rt: RowTypes, model: PrivacyModel, progress: Progress | None = 
         out["lp"] = lp
     out["best"] = max(out.values(), default=0)
     return out
+
+
+def diversity_ahead(rt: RowTypes, model: PrivacyModel, pool: Executor,
+                    progress: Progress | None = None) -> Future[dict[str, int]] | None:
+    """The diversity bounds with their charge LPs (:func:`lower_bounds`), started on
+    ``pool`` while the method solves, for a model with a part needing more than one
+    sensitive value per class; else ``None``. They depend on the row types and the model
+    only, so the values are those computed afterwards; their LP solvers (HiGHS, Glop, PDLP)
+    release the GIL, and on ARX adult (frequency l = 5: 4 s of bounds beside a 5.5-s solve)
+    they overlap the solve instead of following it."""
+    from starmin.algorithms.l_diversity_bound import (
+        distinct_values_needed,
+        diversity_lower_bounds,
+    )
+
+    if not rt.sensitive or max(map(distinct_values_needed, parts(model)), default=0) < 2:
+        return None
+    return pool.submit(diversity_lower_bounds, rt, parts(model), progress)
 
 
 def charge_bounds(rt: RowTypes, model: PrivacyModel, progress: Progress | None = None
@@ -472,30 +495,41 @@ def anonymize(
             encoded = replace(encoded, row_types=rt)  # type: ignore[type-var]
     say(f"aggregated n={rt.n} rows, m={rt.m} QIs into t_in={rt.t_in} row types "
         f"({stages.seconds['aggregate']:.2f} s)")
-    with stages("solve"):
-        if attributes:
-            from starmin.algorithms import attribute_suppression
+    # the diversity bounds overlap the solve (they need only the row types and the model);
+    # not under a time limit, where they would take CPU from the method's search
+    pool = ThreadPoolExecutor(max_workers=1) if time_limit is None and not attributes else None
+    try:
+        with stages("solve"):
+            ahead = None if pool is None else diversity_ahead(rt, the_model, pool, say)
+            if attributes:
+                from starmin.algorithms import attribute_suppression
 
-            plan, trials = attribute_suppression.solve(rt, the_model, progress=say), None
-            plan.validate(rt)
-        else:
-            plan, trials = _solve(rt, the_model, method, seed=seed, progress=say,
-                                  objective=objective, time_limit=time_limit)
-    say(f"{plan.method}: {plan.stars} stars ({stages.seconds['solve']:.2f} s)")
-    gen = plan.certificate.get("generalization")
-    if isinstance(gen, Mapping):
-        say(f"each star as its class's lowest common ancestor: {gen['stars_before']} stars -> "
-            f"{gen['stars']} stars and {gen['generalized_cells']} generalized cells")
+                plan, trials = attribute_suppression.solve(rt, the_model, progress=say), None
+                plan.validate(rt)
+            else:
+                plan, trials = _solve(rt, the_model, method, seed=seed, progress=say,
+                                      objective=objective, time_limit=time_limit)
+        say(f"{plan.method}: {plan.stars} stars ({stages.seconds['solve']:.2f} s)")
+        gen = plan.certificate.get("generalization")
+        if isinstance(gen, Mapping):
+            say(f"each star as its class's lowest common ancestor: {gen['stars_before']} "
+                f"stars -> {gen['stars']} stars and {gen['generalized_cells']} generalized "
+                "cells")
+        with stages("lower_bounds"):
+            known = plan.certificate.get("lower_bounds")
+            if isinstance(known, dict) and getattr(the_model, "k", None) == \
+                    implied_k(the_model) and not getattr(the_model, "uses_sensitive", True):
+                bounds = {name: v for name, v in known.items() if name != "best"}
+                bounds.update(charge_bounds(rt, the_model, say))  # remembered if asked
+                bounds["best"] = max(bounds.values())
+            else:
+                bounds = lower_bounds(rt, the_model, progress=say, known_lp=_known_lp(plan),
+                                      lp_complete=plan.certificate.get("lp_complete") is True,
+                                      diversity=ahead)
+    finally:
+        if pool is not None:  # after an error the bounds thread ends on its own
+            pool.shutdown(wait=False, cancel_futures=True)
     with stages("lower_bounds"):
-        known = plan.certificate.get("lower_bounds")
-        if isinstance(known, dict) and getattr(the_model, "k", None) == implied_k(the_model) \
-                and not getattr(the_model, "uses_sensitive", True):
-            bounds = {name: v for name, v in known.items() if name != "best"}
-            bounds.update(charge_bounds(rt, the_model, say))  # remembered if the method asked
-            bounds["best"] = max(bounds.values())
-        else:
-            bounds = lower_bounds(rt, the_model, progress=say, known_lp=_known_lp(plan),
-                                  lp_complete=plan.certificate.get("lp_complete") is True)
         loss_bound = None
         if resolved is not None or objective == "loss":
             loss_bound = _loss_bound(rt, the_model, plan, say)

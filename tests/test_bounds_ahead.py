@@ -1,0 +1,99 @@
+"""The diversity bounds computed while the method solves (``starmin.api.diversity_ahead``).
+
+They depend on the row types and the model only, so the report's bounds must be the same as
+when they are computed afterwards; they start for the models needing several sensitive
+values per class and not under a time limit; when the LP core proved its optimum (the
+charge LPs are then left out), the bounds are those computed without the charge LPs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+import pytest
+
+import starmin
+from starmin import api
+from starmin.data.schema import Schema
+from starmin.engines.local import LocalEngine
+from starmin.models import DistinctLDiversity, KAnonymity, LDiversity, TCloseness
+
+
+def _table(seed: int, n: int = 400) -> pl.DataFrame:
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    return pl.DataFrame({f"q{i}": rng.integers(0, 3, n).astype(str) for i in range(5)}
+                        | {"s": rng.integers(0, 5, n).astype(str)})
+
+
+def _row_types(df: pl.DataFrame) -> starmin.RowTypes:
+    qi = [c for c in df.columns if c != "s"]
+    return LocalEngine().to_row_types(df, Schema.of(qi, "s")).row_types
+
+
+@pytest.mark.parametrize(("params", "model"), [
+    ({"l": 3}, LDiversity(3)), ({"l": 3, "l_kind": "distinct"}, DistinctLDiversity(3))])
+def test_the_report_s_bounds_are_those_computed_afterwards(
+        monkeypatch: pytest.MonkeyPatch, params: dict[str, Any], model: Any) -> None:
+    started: list[Any] = []
+    real = api.diversity_ahead
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        future = real(*args, **kwargs)
+        started.append(future)
+        return future
+
+    monkeypatch.setattr(api, "diversity_ahead", spy)
+    for seed in range(3):
+        df = _table(seed)
+        rel = starmin.anonymize(df, [c for c in df.columns if c != "s"], "s", seed=0, **params)
+        assert started and started[-1] is not None
+        rt = _row_types(df)
+        plan = starmin.solve(rt, model, seed=0)  # the same plan, for its LP core's answer
+        assert plan.stars == rel.report["stars"]
+        expected = api.lower_bounds(rt, model, known_lp=api._known_lp(plan),
+                                    lp_complete=plan.certificate.get("lp_complete") is True)
+        got = rel.report["lower_bounds"]
+        assert {k: got[k] for k in expected if k != "best"} == \
+            {k: v for k, v in expected.items() if k != "best"}
+        assert set(got) - set(expected) <= {"algorithm"}
+
+
+def test_not_under_a_time_limit_nor_for_models_without_diversity(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[Any] = []
+    real = api.diversity_ahead
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        calls.append(args[1])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(api, "diversity_ahead", spy)
+    df = _table(7)
+    qi = [c for c in df.columns if c != "s"]
+    starmin.anonymize(df.head(12), qi, "s", l=2, method="exact", time_limit=30)
+    assert calls == []
+    rt = _row_types(df)
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        assert real(rt, KAnonymity(3), pool) is None
+        assert real(rt, TCloseness(0.3), pool) is None
+        future = real(rt, LDiversity(2), pool)
+        assert future is not None and future.result()["l_charges"] > 0
+
+
+def test_with_the_lp_core_s_optimum_the_charge_lps_are_left_out() -> None:
+    """``lp_complete``: the bounds computed ahead (with the charge LPs) are not used, so the
+    report is what ``lower_bounds`` gives without them."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    rt = _row_types(_table(3))
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        ahead = api.diversity_ahead(rt, LDiversity(2), pool)
+        assert ahead is not None
+        got = api.lower_bounds(rt, LDiversity(2), known_lp={"lp": 1}, lp_complete=True,
+                               diversity=ahead)
+    assert "l_charges" in ahead.result() and "l_charges" not in got
+    assert got == api.lower_bounds(rt, LDiversity(2), known_lp={"lp": 1}, lp_complete=True)
