@@ -102,8 +102,9 @@ from starmin.algorithms.heuristic.pattern_keys import IntArray, PatternKeys, mas
 from starmin.data.rowtypes import RowTypes
 
 MAX_NONZEROS = 400_000
-"""The LP is not built beyond this many nonzeros (adult, 9 QIs: k = 2 needs 322,000, k = 3
-557,000)."""
+"""HiGHS's dual simplex solves the LP up to this many nonzeros (adult, 9 QIs: k = 2 needs
+322,000, k = 3 557,000); PDLP beyond, up to :data:`.charge_pdlp.MAX_NONZEROS` (the LP is
+not built past the larger of the two)."""
 MAX_COMPETITION = 6.0
 """A charge LP whose competition (module docstring) exceeds this is not solved."""
 MIN_NONZEROS_COMPETED = 20_000

@@ -101,9 +101,10 @@ from starmin.algorithms.charge_pdlp import first_order_bound
 from starmin.algorithms.heuristic.pattern_keys import IntArray, PatternKeys, masks_of_level
 
 MAX_NONZEROS = 250_000
-"""The LP is not built beyond this many nonzeros (adult's first 8,000 rows: l = 3 needs
-181,000, l = 5 255,000, its smaller LP 119,000; the whole table: l = 3 513,000, its smaller
-LP 241,000)."""
+"""The smaller LP (and generation on it) is not built beyond this many nonzeros (adult's first
+8,000 rows: l = 3's full LP needs 181,000, l = 5's 255,000, its smaller LP 119,000; the whole
+table: l = 3 513,000, its smaller LP 241,000); the full LP has its own limits,
+:data:`FULL_MAX_NONZEROS` and PDLP's. ``max_nonzeros`` replaces all of them."""
 FULL_MAX_NONZEROS = 60_000
 """The full LP is solved by HiGHS's dual simplex up to this many nonzeros, by PDLP beyond
 (stop 38). On the uniform random tables of ``bench/charge_stages.py`` the dual simplex
