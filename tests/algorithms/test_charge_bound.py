@@ -8,6 +8,8 @@ the solver's answer is held to a naive top-k sum and shown to reject raised char
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -121,6 +123,43 @@ def test_pdlp_s_answer_is_repaired_where_it_breaks_buckets() -> None:
             assert got is not None and full is not None and got <= full
             repaired += 1
     assert repaired >= 3, repaired
+
+
+def test_a_failed_pdlp_repair_is_tried_once_more_from_a_lower_point(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """When the repair from PDLP's answer lowered by ``MARGIN`` gives nothing (here made to),
+    the repair from the answer lowered by ``RETRY_MARGIN`` gives the bound: never above the
+    LP's optimum nor brute force, and the progress lines name both points; when both fail
+    there is no bound."""
+    from starmin.algorithms import charge_bound, charge_pdlp
+
+    real = charge_bound._repair
+    calls: list[float] = []
+
+    def fails_once(keys: Any, lv: Any, n: Any, k: int, free: Any, charge: Any,
+                   *rest: Any) -> Any:
+        calls.append(float(charge[free].sum()))
+        return None if len(calls) == 1 else real(keys, lv, n, k, free, charge, *rest)
+
+    monkeypatch.setattr(charge_bound, "_repair", fails_once)
+    tried = 0
+    for seed in range(30):
+        rt = random_table(9300 + seed, 12, 3, values=3)
+        full = charge_lower_bound(rt, 2)
+        calls.clear()
+        said: list[str] = []
+        got = charge_lower_bound(rt, 2, said.append, max_nonzeros=0)
+        if full is None or not calls:
+            continue
+        tried += 1
+        assert len(calls) == 2 and calls[1] <= calls[0]  # the second point is lower
+        assert got is not None and got <= full <= brute_force.solve(rt, KAnonymity(2)).stars
+        assert any(f"lowered by {charge_pdlp.MARGIN:g}" in line for line in said)
+        assert any(f"lowered by {charge_pdlp.RETRY_MARGIN:g}" in line for line in said)
+    assert tried >= 10, tried
+    monkeypatch.setattr(charge_bound, "_repair", lambda *args: None)
+    rt = random_table(9300, 12, 3, values=3)
+    assert charge_lower_bound(rt, 2, max_nonzeros=0, max_iterations=39_999) is None
 
 
 def test_nothing_to_charge() -> None:
