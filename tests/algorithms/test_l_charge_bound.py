@@ -132,6 +132,24 @@ def test_over_the_limit_the_smaller_lp_is_tried() -> None:
     assert "by generation" in said[3] and "over its nonzero limit" in said[3]
 
 
+def test_a_stopped_full_lp_hands_over_to_pdlp() -> None:
+    """When the dual simplex stops on the full LP (here after one iteration), the PDLP stage
+    solves the same LP (its repair by Glop, not bound by that limit): a bound never above
+    the full LP's, where before the stages ended with none."""
+    tried = 0
+    for seed, rt, opt in _solved(3)[:30]:
+        full = _bound(rt, 3, stages=("full",))
+        said: list[str] = []
+        got = _bound(rt, 3, max_iterations=1, stages=("full", "pdlp"), progress=said.append)
+        if full is None or not any("stopped" in line for line in said):
+            continue
+        tried += 1
+        assert got is not None and got <= full <= opt, (seed, got, full, opt)
+        assert any("by PDLP" in line for line in said)
+        assert _bound(rt, 3, max_iterations=1, stages=("full",)) is None
+    assert tried >= 10, tried
+
+
 def test_a_literal_table_where_the_charges_reach_the_optimum() -> None:
     # (0, 0) holds only value 0, so its row carries a star; its one-star buckets (*, 0) and
     # (0, *) put it with rows of (1, 0) only if they carry the same star, so its class costs
@@ -150,9 +168,12 @@ def test_the_check_rejects_raised_charges(monkeypatch: pytest.MonkeyPatch) -> No
                    [0, 0, 0, 1, 2, 0, 1, 1])
     solve = charge_lp.solve
     monkeypatch.setattr(l_charge_bound, "solve", shifted(solve, 0.3))
-    assert _bound(rt, 2) is None
+    said: list[str] = []
+    assert _bound(rt, 2, stages=("full",), progress=said.append) is None
+    assert any("failed its check" in line for line in said)
+    assert _bound(rt, 2) == 4  # the next stage, PDLP, solves the same LP
     monkeypatch.setattr(l_charge_bound, "solve", shifted(solve, -1.0))
-    lowered = _bound(rt, 2)
+    lowered = _bound(rt, 2, stages=("full",))
     assert lowered is not None and lowered < 4
     monkeypatch.setattr(l_charge_bound, "solve", shifted(solve, 0.0))
     assert _bound(rt, 2) == 4
@@ -162,7 +183,8 @@ def test_work_limits_give_no_bound() -> None:
     rt = _table(149, 2)
     assert _bound(rt, 2) is not None
     assert _bound(rt, 2, max_nonzeros=5) is None
-    assert _bound(rt, 2, max_iterations=0) is None
+    assert _bound(rt, 2, max_iterations=0, stages=("full", "smaller")) is None
+    assert _bound(rt, 2, max_iterations=0) is not None  # PDLP after the stopped simplex
 
 
 def test_level_needed_for_every_row_type_that_must_leave() -> None:

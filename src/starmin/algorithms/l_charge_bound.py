@@ -131,7 +131,9 @@ occupation; 2026-11-27, two threads) the PDLP stage gives l = 3 / 4 / 5 / 6 19,9
 limit) where the smaller LP and generation on it gave 18,854 / 24,275 / 29,346 / 33,835
 (``l_value_flow`` 35,088 for l = 6) in 1.1-1.5 CPU s; generation on the full LP
 (``"generated"``, a stage to ask for) gave l = 3 / 4 / 5 19,895 / 26,909 / 33,730 in 11-31
-CPU s. A repair that reaches Glop's work limit ends the stages (as in
+CPU s. When the dual simplex stops on the full LP (at :data:`MAX_ITERATIONS`), the next
+stage is tried (stop 39; before, that ended the stages). A repair that reaches Glop's work
+limit ends the stages (as in
 :mod:`.distinct_charge_bound`): on a uniform random table (5,000 rows, 9 QIs of 4 values, l
 = 5) the smaller LPs after it had given nothing in 7 s."""
 
@@ -154,8 +156,8 @@ def frequency_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.int
     row types holding fewer than ``l`` values at level 1 fixed; over its limit too, bucket
     generation on the smaller LP (``"generated-smaller"``); bucket generation on
     the full LP (:mod:`.charge_generation`, ``"generated"``) when asked for (the next stage
-    is tried when a generation or PDLP stage gives nothing). A full or smaller LP that is built
-    gives the answer (``None`` when it stops)."""
+    is tried when a generation or PDLP stage or the full LP by the dual simplex gives
+    nothing). A smaller LP that is built gives the answer (``None`` when it stops)."""
     report = progress or silent
     c = np.asarray(histogram, dtype=np.int64)
     lev = np.asarray(lev, dtype=np.int64)
@@ -199,7 +201,11 @@ def frequency_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.int
         if lp is None:
             report(f"bounds: no {what} (over its limit of {limit:,} nonzeros)")
             continue
-        return settle(lp, cells, solver, report, what, check)
+        bound = settle(lp, cells, solver, report, what, check)
+        if bound is not None or stage != "full":
+            return bound
+        # the dual simplex stopped (or its answer failed the check): the next stage, PDLP
+        # when asked for, solves the same LP by another method within its own work limit
     return None
 
 
