@@ -199,3 +199,26 @@ def test_bucket_lp_skipped_when_crowded() -> None:
     _check(small, 5, bounds=False, lp_max_crowding=float("inf"), progress=lines.append)
     assert not any("crowding" in line for line in lines)
     assert any("bucket LP" in line and "opened" in line for line in lines)
+
+
+@pytest.mark.parametrize("k", [2, 5, 10])
+def test_auto_ladder_level_one_costs_the_same_for_every_k(k: int) -> None:
+    """``auto``'s rungs: the bucket LPs of levels 1-3 when their estimate fits, else level 1
+    alone, whose estimate does not grow with ``k`` (its LP shrinks as ``k`` grows), else
+    none; each rung runs with the options it names."""
+    rt = random_table(31, 400, 6, values=4)
+    base = 2 * pattern_packing.greedy_work(rt)
+    one = pattern_packing.level_one_work(rt)
+    assert one == pattern_packing.level_one_work(rt) and 0 < one < pattern_packing.lp_work(
+        rt, 10)
+    full = pattern_packing.auto_run(KAnonymity(k), rt, 1e9)
+    assert full.options == {} and full.work == pytest.approx(
+        base + pattern_packing.lp_work(rt, k))
+    level_one = pattern_packing.auto_run(KAnonymity(k), rt, base + one)
+    assert dict(level_one.options) == {"lp_levels": 1}
+    assert level_one.work == pytest.approx(base + one)
+    if full.work > base + one:  # the k = 2 ladder's first rung may already fit
+        assert pattern_packing.auto_run(KAnonymity(k), rt, base + one - 1e-9).options == {
+            "lp_levels": 0}
+    plan = pattern_packing.solve(rt, KAnonymity(k), bounds=False, **dict(level_one.options))
+    assert holds(KAnonymity(k), rt, plan.class_key_counts(rt.s)).all()
