@@ -112,39 +112,41 @@ def first_order_bound(cells: Cells, build: Callable[[Cells, Chosen | None], Prog
 
 
 def solve_pdlp(lp: Program, weights: NDArray[np.float64], max_iterations: int,
-               progress: Progress, what: str) -> NDArray[np.float64] | None:
+               progress: Progress, what: str, *, accuracy: float = ACCURACY,
+               heading: str = "bounds") -> NDArray[np.float64] | None:
     """The first ``len(weights)`` variables (the charges) of PDLP's answer maximizing
-    ``weights @ charges`` within :data:`ACCURACY` or ``max_iterations`` iterations
-    (:data:`SHARDS` shards, :data:`THREADS` threads), or ``None`` when it gives none."""
+    ``weights @ charges`` within ``accuracy`` (:data:`ACCURACY`) or ``max_iterations``
+    iterations (:data:`SHARDS` shards, :data:`THREADS` threads), or ``None`` when it gives
+    none. Progress lines start with ``heading`` (the caller's name)."""
     from ortools.math_opt import parameters_pb2
 
     count = len(weights)
     if max_iterations < 1:
-        progress(f"bounds: no {what} (its LP is over PDLP's work limit)")
+        progress(f"{heading}: no {what} (its LP is over PDLP's work limit)")
         return None
     params = parameters_pb2.SolveParametersProto()
     params.threads = THREADS
     params.pdlp.num_shards = SHARDS
     params.iteration_limit = int(max_iterations)
-    params.pdlp.termination_criteria.eps_optimal_relative = ACCURACY
-    params.pdlp.termination_criteria.eps_optimal_absolute = ACCURACY
+    params.pdlp.termination_criteria.eps_optimal_relative = accuracy
+    params.pdlp.termination_criteria.eps_optimal_absolute = accuracy
     try:
-        res = solve_mathopt(lp, weights, _PDLP, params, progress, f"bounds: {what}, PDLP")
+        res = solve_mathopt(lp, weights, _PDLP, params, progress, f"{heading}: {what}, PDLP")
     except Exception as exc:  # an invalid model or parameter surfaces as a status error
-        progress(f"bounds: {what} failed in PDLP ({str(exc)[:80]}): no bound from it")
+        progress(f"{heading}: {what} failed in PDLP ({str(exc)[:80]}): no bound from it")
         return None
     if not res.solutions or not res.solutions[0].HasField("primal_solution"):
-        progress(f"bounds: {what}: PDLP gave no answer (termination reason "
+        progress(f"{heading}: {what}: PDLP gave no answer (termination reason "
                  f"{res.termination.reason}): no bound from it")
         return None
     reason = res.termination.reason
     state = ("within its accuracy" if reason == _OPTIMAL
              else f"at its iteration limit or short of its accuracy (termination reason {reason})")
-    progress(f"bounds: {what}: PDLP stopped after {res.solve_stats.first_order_iterations:,} "
+    progress(f"{heading}: {what}: PDLP stopped after {res.solve_stats.first_order_iterations:,} "
              f"iterations, {state}")
     out = charges_of(res, count)
     if not np.isfinite(out).all():  # a diverged iterate: nothing to repair
-        progress(f"bounds: {what}: PDLP's answer is not finite: no bound from it")
+        progress(f"{heading}: {what}: PDLP's answer is not finite: no bound from it")
         return None
     return out
 

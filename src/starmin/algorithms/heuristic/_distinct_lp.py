@@ -104,6 +104,7 @@ al., Sec. 4 (row types); Liang & Yuan, Sec. 2 (a class is released as its suppre
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 
 import numpy as np
@@ -221,16 +222,20 @@ def joint_lp_classes(patterns: PatternKeys, free: IntArray, l: int, judge: Judge
 
 
 def joint_buckets(patterns: PatternKeys, free: IntArray, l: int, m: int,
-                  max_nonzeros: int = JOINT_MAX_NONZEROS) -> tuple[Buckets, FloatArray] | None:
+                  max_nonzeros: int = JOINT_MAX_NONZEROS,
+                  nonzeros: Callable[[Buckets], int] = nonzeros, compete: bool = True
+                  ) -> tuple[Buckets, FloatArray] | None:
     """The joint LP's buckets (levels ``1..JOINT_LEVELS``, in that order) and each
     variable's weight, the stars a row placed there saves (``LEFTOVER_STARS - level``);
     ``None`` past ``max_nonzeros`` or when a level's buckets are too competed
-    (:func:`._level_lp.competed`, as that level's own LP would be)."""
+    (:func:`._level_lp.competed`, as that level's own LP would be; not with ``compete``
+    false). ``nonzeros`` counts an LP's nonzeros (this module's LP by default; frequency's
+    joint LP, :mod:`._frequency_joint`, passes its own)."""
     parts: list[Buckets] = []
     level: list[IntArray] = []
     for j in range(1, min(JOINT_LEVELS, m) + 1):
         bk = Buckets(patterns, free, l, masks_of_level(m, j), max_nonzeros)
-        if bk.over or competed(bk, free, l, nonzeros(bk)):
+        if bk.over or (compete and competed(bk, free, l, nonzeros(bk))):
             return None
         parts.append(bk)
         level.append(np.full(bk.size, j, dtype=np.int64))

@@ -192,6 +192,15 @@ class Buckets:
         return self._made(new_id[self.bucket[live]].astype(np.int64), self.v[live],
                           self.u[live], int(keep.sum()), self.s)
 
+    def restricted(self, keep: NDArray[np.bool_]) -> Buckets:
+        """Only the variables ``keep`` (``(len(bucket),)``) and the buckets holding one of
+        them, renumbered in order."""
+        held = np.zeros(self.size, dtype=bool)
+        held[self.bucket[keep]] = True
+        new_id = np.cumsum(held) - 1
+        return self._made(new_id[self.bucket[keep]].astype(np.int64), self.v[keep],
+                          self.u[keep], int(held.sum()), self.s)
+
     @classmethod
     def _made(cls, bucket: IntArray, v: IntArray, u: IntArray, size: int, s: int) -> Buckets:
         out = cls.__new__(cls)

@@ -85,6 +85,7 @@ from starmin.algorithms.heuristic._distinct_lp import (
     distinct_lp_classes,
     joint_lp_classes,
 )
+from starmin.algorithms.heuristic._frequency_joint import joint_classes
 from starmin.algorithms.heuristic._level_lp import LP_LEVELS, level_lp_classes, whole_passing
 from starmin.algorithms.heuristic._merge_state import Judge
 from starmin.algorithms.heuristic.pattern_keys import (
@@ -118,7 +119,8 @@ def level_plan(rt: RowTypes, judge: Judge, l: int | None, method: str,
     :mod:`._distinct_lp`, whose classes need ``l`` values, not frequency's; with ``joint``
     (and ``lp_levels >= 2``) its joint LP decides levels 1 and 2 together first
     (:func:`._distinct_lp.joint_lp_classes`; when a work limit stops it, each level gets its
-    own LP)."""
+    own LP). For frequency l-diversity itself (``l`` without ``distinct`` or ``widen``)
+    ``joint`` does the same with frequency's joint LP (:mod:`._frequency_joint`, stop 39)."""
     counts = rt.counts.astype(np.int64)
     part = partial(_part, judge=judge, l=l, widen=widen, close=close)
     kept = part(counts)
@@ -129,8 +131,10 @@ def level_plan(rt: RowTypes, judge: Judge, l: int | None, method: str,
         groups.append((np.full(len(keys), t, dtype=np.int64), keys, kept[t, keys].copy()))
     patterns = PatternKeys(rt.codes)
     joined = 0  # the levels the joint LP decided
-    if l is not None and distinct and joint and lp_levels >= JOINT_LEVELS and free.any():
-        formed = joint_lp_classes(patterns, free, l, judge, rt.m)
+    if l is not None and joint and lp_levels >= JOINT_LEVELS and free.any() and (
+            distinct or not widen):
+        formed = (joint_lp_classes(patterns, free, l, judge, rt.m) if distinct
+                  else joint_classes(patterns, free, l, rt.m))
         if formed is not None:
             groups.extend(formed)
             joined = JOINT_LEVELS

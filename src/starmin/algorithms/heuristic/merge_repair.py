@@ -83,6 +83,7 @@ from starmin.algorithms.heuristic._carve import carve
 from starmin.algorithms.heuristic._distinct_lp import LP_LEVELS as DISTINCT_LP_LEVELS
 from starmin.algorithms.heuristic._distinct_lp import joint_work
 from starmin.algorithms.heuristic._distinct_lp import work as distinct_lp_work
+from starmin.algorithms.heuristic._frequency_joint import work as frequency_joint_work
 from starmin.algorithms.heuristic._judge import compile_judge
 from starmin.algorithms.heuristic._level_lp import LP_LEVELS as LEVEL_LP_LEVELS
 from starmin.algorithms.heuristic._level_lp import work as level_lp_work
@@ -120,6 +121,7 @@ class Settings:
     level_lp_levels: int = LEVEL_LP_LEVELS
     distinct_lp_levels: int = DISTINCT_LP_LEVELS
     distinct_joint: bool = True
+    frequency_joint: bool = True
     width: int = 256
     rules: tuple[str, ...] = RULES
     h: int = 64
@@ -192,7 +194,9 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     ``distinct_lp_levels`` (the same for the LP of :mod:`._distinct_lp`, distinct
     l-diversity alone; default every level; 0: the greedy alone), ``distinct_joint`` (default
     True: that module's joint LP decides levels 1 and 2 together first, when
-    ``distinct_lp_levels >= 2``), ``width``
+    ``distinct_lp_levels >= 2``), ``frequency_joint`` (default True: for frequency
+    l-diversity the level start's levels 1 and 2 are decided together first by the joint LP
+    of :mod:`._frequency_joint`, when ``level_lp_levels >= 2``), ``width``
     (partners judged per
     merge, default 256), ``rules`` (partner rules, each a full repair, the best release kept;
     default ``("cost", "spread")``), ``donors`` (partners a class may pull rows from, default
@@ -413,7 +417,8 @@ def initial_plan(rt: RowTypes, model: PrivacyModel, st: Settings, seed: int, jud
         return "levels", level_plan(rt, judge, l, NAME, GUARANTEE, lp_levels,
                                     widen=capped_parts(model),
                                     close=close_spec(model, rt) if l is None else None,
-                                    distinct=distinct, joint=st.distinct_joint)
+                                    distinct=distinct,
+                                    joint=st.distinct_joint if distinct else st.frequency_joint)
     if start == "diverse" or (start == "auto" and diverse_suits(model)):
         from starmin.algorithms.heuristic._diverse_start import diverse_plan
 
@@ -609,13 +614,16 @@ def auto_run(model: PrivacyModel, rt: RowTypes, units_left: float) -> AutoRun:
     the start size. With the diverse start (:func:`diverse_suits`) the variants are both rules,
     rule ``spread``, and rule ``spread`` without polishing (:func:`diverse_work`); where the
     level start suits too (:func:`level_suits`), first both starts with both rules and with
-    rule ``spread`` (:func:`level_work`, with the placement LPs of :mod:`._level_lp`), then the
-    level start with rule ``spread``, then the same with the placement LP at level 1 only,
-    then the diverse start's variants. The repair after the level start is estimated as
+    rule ``spread`` (:func:`level_work`, with the placement LPs of :mod:`._level_lp`; since
+    stop 39 with the joint LP of :mod:`._frequency_joint` in place of those of levels 1 and 2,
+    estimated by its :func:`._frequency_joint.work`), then the level start with rule
+    ``spread``, then the same without the joint LP, then with the placement LP at level 1
+    only, then the diverse start's variants. The repair after the level start is estimated as
     :data:`LEVEL_REPAIR` times the diverse start's repair times ``(k / 2)^1.5``. On adult (8 QIs,
     occupation; 7.4 of the 8 units left when merge-repair's turn comes) the ladder takes the
-    level start with rule ``spread`` for l = 2, 3, 4, the level-1 LP variant for l = 5 and the
-    diverse variant without polishing for l = 6 (docs/benchmarks.md). For the models
+    level start with rule ``spread`` for l = 2 and 3 (with the joint LP), the same without
+    the joint LP for l = 4, the level-1 LP variant for l = 5 and the diverse variant without
+    polishing for l = 6 (docs/benchmarks.md). For the models
     frequency l-diversity implies (:func:`implied_suits`) the ladder is both starts (level
     and pattern-packing's) with both rules, both with rule ``spread``, the level start with
     rule ``spread``, then pattern-packing's start as before, distinct l-diversity counting
@@ -637,13 +645,20 @@ def auto_run(model: PrivacyModel, rt: RowTypes, units_left: float) -> AutoRun:
                         "rule spread only, carving its only polish")]
         if level_suits(model, rt):  # both starts where the budget allows; else as before
             l = level_l(model, rt)
-            levels = level_work(rt, l, LEVEL_LP_LEVELS)
+            assert l is not None  # one sensitive column: frequency l-diversity's l
+            per_level = level_work(rt, l, LEVEL_LP_LEVELS)
+            # the joint LP of levels 1 and 2 (stop 39) in place of their own LPs, which are
+            # all the placement LPs there are (LEVEL_LP_LEVELS = 2)
+            levels = level_work(rt) + frequency_joint_work(rt.counts, l, rt.m)
             both = start + levels
             level_repair = LEVEL_REPAIR * after * (k / 2) ** 1.5
             runs = [AutoRun(both + 4 * after),
                     AutoRun(both + 2 * after, {"rules": ("spread",)}, "rule spread only"),
                     AutoRun(levels + level_repair, {"start": "levels", "rules": ("spread",)},
                             "level start only, rule spread only"),
+                    AutoRun(per_level + level_repair,
+                            {"start": "levels", "rules": ("spread",), "frequency_joint": False},
+                            "level start without the joint LP only, rule spread only"),
                     AutoRun(level_work(rt, l, 1) + level_repair,
                             {"start": "levels", "rules": ("spread",), "level_lp_levels": 1},
                             "level start only (placement LP at level 1), rule spread only"),
