@@ -73,8 +73,9 @@ def test_work_limits_leave_the_levels_to_their_own_lps(
 
 
 def test_merge_repair_runs_it_by_default_and_can_leave_it_out() -> None:
-    """``frequency_joint`` (default True) changes the level start on some tables; both
-    releases verify and the same seed gives the same plan."""
+    """``frequency_joint`` (default True) changes the level start on some tables for l = 3
+    (for l = 2, below ``MIN_L``, never); both releases verify and the same seed gives the
+    same plan."""
     differ = better = 0
     tables = (random_table(80 + seed, 160, 5, values=[3, 4, 3, 4, 3], s=5)
               for seed in range(10))
@@ -83,6 +84,9 @@ def test_merge_repair_runs_it_by_default_and_can_leave_it_out() -> None:
         again = merge_repair.solve(rt, model, start="levels")
         assert again.stars == joint.stars
         assert np.array_equal(again.class_key_counts(rt.s), joint.class_key_counts(rt.s))
+        if model == LDiversity(2):  # below MIN_L: the levels get their own LPs
+            assert np.array_equal(joint.class_key_counts(rt.s), alone.class_key_counts(rt.s))
+            continue
         differ += joint.stars != alone.stars
         better += joint.stars < alone.stars
     assert differ >= 2 and better >= 1, (differ, better)
@@ -101,3 +105,5 @@ def test_auto_ladder_holds_the_level_start_without_it() -> None:
                      and "frequency_joint" not in r.options
                      and "level_lp_levels" not in r.options)
     assert min(r.work for r in without) < with_joint
+    two = [merge_repair.auto_run(LDiversity(2), rt, u / 1000) for u in range(0, 20000, 50)]
+    assert not any("frequency_joint" in r.options for r in two)  # below MIN_L: no such rung

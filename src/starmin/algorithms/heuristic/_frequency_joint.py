@@ -70,6 +70,13 @@ from starmin.algorithms.heuristic._level_lp import (
 from starmin.algorithms.heuristic._level_lp import work as level_lp_work
 from starmin.algorithms.heuristic.pattern_keys import IntArray, PatternKeys
 
+MIN_L = 3
+"""The joint LP runs for ``l >= MIN_L`` only. For l = 2 it released more stars than level by
+level on 3 of the 4 uniform random tables of ``bench/auto_budget.py --shapes`` where it
+changed the release (3,000 rows x 12 QIs of 2 values: 1,703 -> 1,831, +7.5 %; 5,000 x 9 x 4
+and 8,000 x 10 x 3: +2.0-2.1 %); on adult -0.4 % (13,444 -> 13,396, where ``auto`` releases
+lp-rounding's 13,122). For l = 3 and 5 it released fewer on 10 of the 12 that changed (up to
+-8.3 %; the other two +0.4 and +0.1 %)."""
 MAX_NONZEROS = 1_200_000
 """Largest joint LP built (adult, 8 QIs, occupation, l = 2..6: 838,000-902,000 nonzeros)."""
 ACCURACY = 5e-3

@@ -85,6 +85,7 @@ from starmin.algorithms.heuristic._distinct_lp import (
     distinct_lp_classes,
     joint_lp_classes,
 )
+from starmin.algorithms.heuristic._frequency_joint import MIN_L as FREQUENCY_JOINT_MIN_L
 from starmin.algorithms.heuristic._frequency_joint import joint_classes
 from starmin.algorithms.heuristic._level_lp import LP_LEVELS, level_lp_classes, whole_passing
 from starmin.algorithms.heuristic._merge_state import Judge
@@ -119,8 +120,9 @@ def level_plan(rt: RowTypes, judge: Judge, l: int | None, method: str,
     :mod:`._distinct_lp`, whose classes need ``l`` values, not frequency's; with ``joint``
     (and ``lp_levels >= 2``) its joint LP decides levels 1 and 2 together first
     (:func:`._distinct_lp.joint_lp_classes`; when a work limit stops it, each level gets its
-    own LP). For frequency l-diversity itself (``l`` without ``distinct`` or ``widen``)
-    ``joint`` does the same with frequency's joint LP (:mod:`._frequency_joint`, stop 39)."""
+    own LP). For frequency l-diversity itself (``l`` without ``distinct`` or ``widen``;
+    ``l >= 3``, :data:`._frequency_joint.MIN_L`) ``joint`` does the same with frequency's
+    joint LP (:mod:`._frequency_joint`, stop 39)."""
     counts = rt.counts.astype(np.int64)
     part = partial(_part, judge=judge, l=l, widen=widen, close=close)
     kept = part(counts)
@@ -132,7 +134,7 @@ def level_plan(rt: RowTypes, judge: Judge, l: int | None, method: str,
     patterns = PatternKeys(rt.codes)
     joined = 0  # the levels the joint LP decided
     if l is not None and joint and lp_levels >= JOINT_LEVELS and free.any() and (
-            distinct or not widen):
+            distinct or (not widen and l >= FREQUENCY_JOINT_MIN_L)):
         formed = (joint_lp_classes(patterns, free, l, judge, rt.m) if distinct
                   else joint_classes(patterns, free, l, rt.m))
         if formed is not None:

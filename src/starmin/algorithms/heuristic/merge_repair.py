@@ -83,6 +83,7 @@ from starmin.algorithms.heuristic._carve import carve
 from starmin.algorithms.heuristic._distinct_lp import LP_LEVELS as DISTINCT_LP_LEVELS
 from starmin.algorithms.heuristic._distinct_lp import joint_work
 from starmin.algorithms.heuristic._distinct_lp import work as distinct_lp_work
+from starmin.algorithms.heuristic._frequency_joint import MIN_L as FREQUENCY_JOINT_MIN_L
 from starmin.algorithms.heuristic._frequency_joint import work as frequency_joint_work
 from starmin.algorithms.heuristic._judge import compile_judge
 from starmin.algorithms.heuristic._level_lp import LP_LEVELS as LEVEL_LP_LEVELS
@@ -621,7 +622,7 @@ def auto_run(model: PrivacyModel, rt: RowTypes, units_left: float) -> AutoRun:
     only, then the diverse start's variants. The repair after the level start is estimated as
     :data:`LEVEL_REPAIR` times the diverse start's repair times ``(k / 2)^1.5``. On adult (8 QIs,
     occupation; 7.4 of the 8 units left when merge-repair's turn comes) the ladder takes the
-    level start with rule ``spread`` for l = 2 and 3 (with the joint LP), the same without
+    level start with rule ``spread`` for l = 2 and 3 (l = 3 with the joint LP), the same without
     the joint LP for l = 4, the level-1 LP variant for l = 5 and the diverse variant without
     polishing for l = 6 (docs/benchmarks.md). For the models
     frequency l-diversity implies (:func:`implied_suits`) the ladder is both starts (level
@@ -648,17 +649,21 @@ def auto_run(model: PrivacyModel, rt: RowTypes, units_left: float) -> AutoRun:
             assert l is not None  # one sensitive column: frequency l-diversity's l
             per_level = level_work(rt, l, LEVEL_LP_LEVELS)
             # the joint LP of levels 1 and 2 (stop 39) in place of their own LPs, which are
-            # all the placement LPs there are (LEVEL_LP_LEVELS = 2)
-            levels = level_work(rt) + frequency_joint_work(rt.counts, l, rt.m)
+            # all the placement LPs there are (LEVEL_LP_LEVELS = 2); not for l = 2
+            joint = l >= FREQUENCY_JOINT_MIN_L
+            levels = (level_work(rt) + frequency_joint_work(rt.counts, l, rt.m) if joint
+                      else per_level)
             both = start + levels
             level_repair = LEVEL_REPAIR * after * (k / 2) ** 1.5
             runs = [AutoRun(both + 4 * after),
                     AutoRun(both + 2 * after, {"rules": ("spread",)}, "rule spread only"),
                     AutoRun(levels + level_repair, {"start": "levels", "rules": ("spread",)},
                             "level start only, rule spread only"),
-                    AutoRun(per_level + level_repair,
-                            {"start": "levels", "rules": ("spread",), "frequency_joint": False},
-                            "level start without the joint LP only, rule spread only"),
+                    *([AutoRun(per_level + level_repair,
+                               {"start": "levels", "rules": ("spread",),
+                                "frequency_joint": False},
+                               "level start without the joint LP only, rule spread only")]
+                      if joint else []),
                     AutoRun(level_work(rt, l, 1) + level_repair,
                             {"start": "levels", "rules": ("spread",), "level_lp_levels": 1},
                             "level start only (placement LP at level 1), rule spread only"),
