@@ -15,7 +15,7 @@ from starmin.algorithms.heuristic import _frequency_joint, merge_repair
 from starmin.algorithms.heuristic._frequency_joint import joint_classes
 from starmin.algorithms.heuristic.pattern_keys import PatternKeys
 from starmin.data.rowtypes import RowTypes
-from starmin.models import LDiversity
+from starmin.models import EntropyLDiversity, LDiversity, RecursiveCLDiversity
 from tests.helpers.joint_runs import joint_and_alone
 from tests.helpers.level_classes import check_level_classes
 from tests.helpers.tables import random_table
@@ -107,3 +107,21 @@ def test_auto_ladder_holds_the_level_start_without_it() -> None:
     assert min(r.work for r in without) < with_joint
     two = [merge_repair.auto_run(LDiversity(2), rt, u / 1000) for u in range(0, 20000, 50)]
     assert not any("frequency_joint" in r.options for r in two)  # below MIN_L: no such rung
+
+
+def test_entropy_and_recursive_l_use_it_too() -> None:
+    """The models whose level start uses frequency's placement LPs (their capped parts;
+    ``l >= MIN_L``): both releases verify, the joint LP changes some, and ``auto``'s ladder
+    for them holds the level start without it (``frequency_joint`` False) as a rung."""
+    tables = (random_table(90 + seed, 160, 5, values=[3, 4, 3, 4, 3], s=6)
+              for seed in range(6))
+    models = [EntropyLDiversity(3), RecursiveCLDiversity(3, 3)]
+    differ = sum(joint.stars != alone.stars
+                 for _, _, joint, alone in joint_and_alone(tables, models, "frequency_joint"))
+    assert differ >= 1
+    rt = random_table(90, 160, 5, values=[3, 4, 3, 4, 3], s=6)
+    for model in models:
+        ladder = [merge_repair.auto_run(model, rt, u / 1000) for u in range(0, 20000, 5)]
+        assert any(r.options.get("frequency_joint") is False for r in ladder)
+    two = [merge_repair.auto_run(EntropyLDiversity(2), rt, u / 100) for u in range(0, 2000, 5)]
+    assert not any("frequency_joint" in r.options for r in two)

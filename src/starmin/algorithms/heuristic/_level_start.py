@@ -120,9 +120,10 @@ def level_plan(rt: RowTypes, judge: Judge, l: int | None, method: str,
     :mod:`._distinct_lp`, whose classes need ``l`` values, not frequency's; with ``joint``
     (and ``lp_levels >= 2``) its joint LP decides levels 1 and 2 together first
     (:func:`._distinct_lp.joint_lp_classes`; when a work limit stops it, each level gets its
-    own LP). For frequency l-diversity itself (``l`` without ``distinct`` or ``widen``;
-    ``l >= 3``, :data:`._frequency_joint.MIN_L`) ``joint`` does the same with frequency's
-    joint LP (:mod:`._frequency_joint`, stop 39)."""
+    own LP). Without ``distinct`` (frequency l-diversity, and with ``widen`` entropy and
+    recursive l; ``l >= 3``, :data:`._frequency_joint.MIN_L`) ``joint`` does the same with
+    frequency's joint LP (:mod:`._frequency_joint`, stop 39), whose classes are l-eligible
+    as the per-level LPs' are."""
     counts = rt.counts.astype(np.int64)
     part = partial(_part, judge=judge, l=l, widen=widen, close=close)
     kept = part(counts)
@@ -134,7 +135,7 @@ def level_plan(rt: RowTypes, judge: Judge, l: int | None, method: str,
     patterns = PatternKeys(rt.codes)
     joined = 0  # the levels the joint LP decided
     if l is not None and joint and lp_levels >= JOINT_LEVELS and free.any() and (
-            distinct or (not widen and l >= FREQUENCY_JOINT_MIN_L)):
+            distinct or l >= FREQUENCY_JOINT_MIN_L):
         formed = (joint_lp_classes(patterns, free, l, judge, rt.m) if distinct
                   else joint_classes(patterns, free, l, rt.m))
         if formed is not None:

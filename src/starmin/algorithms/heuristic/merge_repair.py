@@ -195,9 +195,10 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     ``distinct_lp_levels`` (the same for the LP of :mod:`._distinct_lp`, distinct
     l-diversity alone; default every level; 0: the greedy alone), ``distinct_joint`` (default
     True: that module's joint LP decides levels 1 and 2 together first, when
-    ``distinct_lp_levels >= 2``), ``frequency_joint`` (default True: for frequency
-    l-diversity the level start's levels 1 and 2 are decided together first by the joint LP
-    of :mod:`._frequency_joint`, when ``level_lp_levels >= 2``), ``width``
+    ``distinct_lp_levels >= 2``), ``frequency_joint`` (default True: for frequency,
+    entropy and recursive l-diversity with ``l >= 3`` the level start's levels 1 and 2 are
+    decided together first by the joint LP of :mod:`._frequency_joint`, when
+    ``level_lp_levels >= 2``), ``width``
     (partners judged per
     merge, default 256), ``rules`` (partner rules, each a full repair, the best release kept;
     default ``("cost", "spread")``), ``donors`` (partners a class may pull rows from, default
@@ -631,8 +632,11 @@ def auto_run(model: PrivacyModel, rt: RowTypes, units_left: float) -> AutoRun:
     the level start's LPs by :func:`._distinct_lp.work`, and since stop 37 its joint LP by
     :func:`._distinct_lp.joint_work` in place of the LPs of levels 1 and 2, with one more
     rung before pattern-packing's start: the level start without the joint LP, rule
-    ``spread``. On adult (stop 37) distinct l = 2 takes the second rung (the first before),
-    distinct l = 3..6, entropy l = 2..4 and recursive (4, 3) the third."""
+    ``spread``. Since stop 39 entropy and recursive l with ``l >= 3`` count frequency's joint
+    LP (:func:`._frequency_joint.work`) in place of the LPs of levels 1 and 2 the same way,
+    with the same extra rung (option ``frequency_joint``). On adult (stop 37) distinct l = 2
+    takes the second rung (the first before), distinct l = 3..6, entropy l = 2..4 and
+    recursive (4, 3) the third."""
     from starmin.algorithms.heuristic.pattern_packing import greedy_work, lp_work
 
     k = start_size(model, rt, make_judge(model, rt))
@@ -679,14 +683,19 @@ def auto_run(model: PrivacyModel, rt: RowTypes, units_left: float) -> AutoRun:
                     "rule spread only, start without bucket LP")]
     if implied_suits(model, rt):  # the level start first where the budget allows it
         no_joint: float | None = None  # the level start without the joint LP
+        joint_option = "distinct_joint"
+        il = implied_l(model) or 1
         if distinct_only(model):  # the LPs of ._distinct_lp
             # the joint LP takes levels 1 and 2 from the per-level LPs (the later levels'
             # LPs took 0.1-0.2 CPU s on adult, within the joint estimate's margin)
-            dl = implied_l(model) or 1
-            no_joint = level_work(rt) + distinct_lp_work(rt.counts, dl, rt.m)
-            levels = level_work(rt) + joint_work(rt.counts, dl, rt.m)
+            no_joint = level_work(rt) + distinct_lp_work(rt.counts, il, rt.m)
+            levels = level_work(rt) + joint_work(rt.counts, il, rt.m)
+        elif il >= FREQUENCY_JOINT_MIN_L:  # frequency's joint LP (stop 39) for its levels
+            joint_option = "frequency_joint"
+            no_joint = level_work(rt, il, LEVEL_LP_LEVELS)
+            levels = level_work(rt) + frequency_joint_work(rt.counts, il, rt.m)
         else:
-            levels = level_work(rt, implied_l(model), LEVEL_LP_LEVELS)
+            levels = level_work(rt, il, LEVEL_LP_LEVELS)
         after = LEVEL_REPAIR * DIVERSE_REPAIR * rule * (k / 2) ** 1.5
         runs = [AutoRun(runs[0].work + levels + 2 * after),
                 AutoRun(runs[1].work + levels + after, {"rules": ("spread",)},
@@ -697,7 +706,7 @@ def auto_run(model: PrivacyModel, rt: RowTypes, units_left: float) -> AutoRun:
                         note="pattern-packing start only, " + runs[2].note)]
         if no_joint is not None:  # the level start without the joint LP before the last
             runs.insert(3, AutoRun(no_joint + after, {"start": "levels", "rules": ("spread",),
-                                                   "distinct_joint": False},
+                                                   joint_option: False},
                                    "level start without the joint LP only, rule spread only"))
     if close_suits(model, rt):  # the level start with close parts (:mod:`._close_part`)
         from starmin.algorithms.heuristic._close_lp import close_spec
