@@ -636,7 +636,9 @@ def auto_run(model: PrivacyModel, rt: RowTypes, units_left: float) -> AutoRun:
     LP (:func:`._frequency_joint.work`) in place of the LPs of levels 1 and 2 the same way,
     with the same extra rung (option ``frequency_joint``). On adult (stop 37) distinct l = 2
     takes the second rung (the first before), distinct l = 3..6, entropy l = 2..4 and
-    recursive (4, 3) the third."""
+    recursive (4, 3) the third; since stop 39 entropy l = 3 and recursive (4, 3) take the
+    third with the joint LP and entropy l = 4 the level start without it (its rung with it
+    is over the budget)."""
     from starmin.algorithms.heuristic.pattern_packing import greedy_work, lp_work
 
     k = start_size(model, rt, make_judge(model, rt))
