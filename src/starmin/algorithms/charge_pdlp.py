@@ -133,11 +133,11 @@ def solve_pdlp(lp: Program, weights: NDArray[np.float64], max_iterations: int,
     try:
         res = solve_mathopt(lp, weights, _PDLP, params, progress, f"{heading}: {what}, PDLP")
     except Exception as exc:  # an invalid model or parameter surfaces as a status error
-        progress(f"{heading}: {what} failed in PDLP ({str(exc)[:80]}): no bound from it")
+        progress(f"{heading}: {what} failed in PDLP ({str(exc)[:80]}): nothing from it")
         return None
     if not res.solutions or not res.solutions[0].HasField("primal_solution"):
         progress(f"{heading}: {what}: PDLP gave no answer (termination reason "
-                 f"{res.termination.reason}): no bound from it")
+                 f"{res.termination.reason}): nothing from it")
         return None
     reason = res.termination.reason
     state = ("within its accuracy" if reason == _OPTIMAL
@@ -146,7 +146,7 @@ def solve_pdlp(lp: Program, weights: NDArray[np.float64], max_iterations: int,
              f"iterations, {state}")
     out = charges_of(res, count)
     if not np.isfinite(out).all():  # a diverged iterate: nothing to repair
-        progress(f"{heading}: {what}: PDLP's answer is not finite: no bound from it")
+        progress(f"{heading}: {what}: PDLP's answer is not finite: nothing from it")
         return None
     return out
 
