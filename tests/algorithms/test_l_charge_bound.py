@@ -41,6 +41,8 @@ def _table(seed: int, l: int) -> starmin.RowTypes:
 
 
 def _bound(rt: starmin.RowTypes, l: int, **options: Any) -> int | None:
+    """The charge LP bound; the tests comparing its stages pass ``widen=0`` (widening,
+    :mod:`starmin.algorithms.l_charge_widening`, starts from each stage's own charges)."""
     h = rt.sensitive_histograms(rt.counts)[0]
     needed = ((h > 0).sum(axis=1) < l) | (leaving_rows(h, l).sum(axis=1) > 0)
     lev = levels(rt.codes, h, l, needed)
@@ -80,14 +82,15 @@ def test_never_above_the_optimum_and_above_the_other_bounds_somewhere(l: int) ->
 def test_the_smaller_lp_is_a_bound_too_and_the_fallback(l: int) -> None:
     checked = smaller = 0
     for seed, rt, opt in _solved(l):
-        full, fixed = _bound(rt, l, stages=("full",)), _bound(rt, l, stages=("smaller",))
+        full, fixed = (_bound(rt, l, stages=("full",), widen=0),
+                       _bound(rt, l, stages=("smaller",), widen=0))
         if fixed is None:
             continue
         checked += 1
         assert fixed <= opt, (seed, fixed, opt)
         assert full is not None and fixed <= full, (seed, fixed, full)  # a restriction
         smaller += fixed < full
-        assert _bound(rt, l) == full  # the full LP when it fits
+        assert _bound(rt, l, widen=0) == full  # the full LP when it fits
     assert checked >= 15 and smaller >= 1
 
 
@@ -101,7 +104,7 @@ def test_bucket_generation_is_a_bound_near_its_lp(l: int, stage: str, lp: str) -
     for the full LP by PDLP, lowered and repaired (``"pdlp"``, :mod:`.charge_pdlp`)."""
     total = reached = 0
     for seed, rt, opt in _solved(l):
-        whole, got = _bound(rt, l, stages=(lp,)), _bound(rt, l, stages=(stage,))
+        whole, got = _bound(rt, l, stages=(lp,), widen=0), _bound(rt, l, stages=(stage,), widen=0)
         if whole is None:
             continue
         assert got is not None and got <= whole <= opt, (seed, got, whole, opt)
@@ -138,9 +141,10 @@ def test_a_stopped_full_lp_hands_over_to_pdlp() -> None:
     the full LP's, where before the stages ended with none."""
     tried = 0
     for seed, rt, opt in _solved(3)[:30]:
-        full = _bound(rt, 3, stages=("full",))
+        full = _bound(rt, 3, stages=("full",), widen=0)
         said: list[str] = []
-        got = _bound(rt, 3, max_iterations=1, stages=("full", "pdlp"), progress=said.append)
+        got = _bound(rt, 3, max_iterations=1, stages=("full", "pdlp"), progress=said.append,
+                     widen=0)
         if full is None or not any("stopped" in line for line in said):
             continue
         tried += 1

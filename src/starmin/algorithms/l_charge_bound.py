@@ -79,7 +79,7 @@ Thm 9 (the variables ``x(v*, v, s)``; this LP is the dual of its frequency form'
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import partial
 
 import numpy as np
@@ -95,10 +95,21 @@ from starmin.algorithms.charge_generation import (
     check_stages,
     generated_bound,
 )
-from starmin.algorithms.charge_lp import Cells, Program, Work, settle, solve, solve_glop
+from starmin.algorithms.charge_lp import (
+    Cells,
+    Program,
+    Solver,
+    Work,
+    settle,
+    solve,
+    solve_glop,
+)
 from starmin.algorithms.charge_pdlp import MAX_NONZEROS as PDLP_MAX_NONZEROS
 from starmin.algorithms.charge_pdlp import first_order_bound
 from starmin.algorithms.heuristic.pattern_keys import IntArray, PatternKeys, masks_of_level
+from starmin.algorithms.l_charge_widening import MAX_NONZEROS as WIDEN_MAX_NONZEROS
+from starmin.algorithms.l_charge_widening import RESTRICTED_WORK, widened_bound
+from starmin.algorithms.l_charge_widening import ROUNDS as WIDEN_ROUNDS
 
 MAX_NONZEROS = 250_000
 """The smaller LP (and generation on it) is not built beyond this many nonzeros (adult's first
@@ -142,7 +153,8 @@ def frequency_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.int
                            lev: NDArray[np.int64], last: int, progress: Progress | None = None,
                            *, max_nonzeros: int | None = None,
                            max_iterations: int = MAX_ITERATIONS,
-                           stages: tuple[str, ...] = STAGES) -> int | None:
+                           stages: tuple[str, ...] = STAGES,
+                           widen: int = WIDEN_ROUNDS) -> int | None:
     """The charge LP bound on the fewest stars of a frequency l-diverse release, for the
     ``(t_in, r)`` ``histogram`` of one sensitive column, or ``None`` when no row type needs
     a star, the LP is over its work limits, HiGHS does not finish it or its answer fails the
@@ -185,33 +197,96 @@ def frequency_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.int
         limit = max_nonzeros if max_nonzeros is not None else (
             PDLP_MAX_NONZEROS if stage == "pdlp"
             else FULL_MAX_NONZEROS if stage == "full" else MAX_NONZEROS)
-        build = partial(_build, keys, lev, free_t, last, l, r, limit)
-        check = partial(satisfied, keys, cells, lev, free_t, last, l, r)
+        passed: list[NDArray[np.float64]] = []  # the charges each passing check saw
         what = f"l charge LP{_WHAT[stage]}"
-        excess = partial(excesses, keys, cells, lev, free_t, last, l, r)
-        if stage in GENERATED or stage == "pdlp":
-            bound = (first_order_bound(cells, build, excess, check, partial(_glop, work),
-                                       report, what)
-                     if stage == "pdlp" else
-                     generated_bound(cells, build, excess, check, solver, report, what))
-            if bound is not None:
-                return bound
-            continue
-        lp = build(cells)
-        if lp is None:
-            report(f"bounds: no {what} (over its limit of {limit:,} nonzeros)")
-            continue
-        bound = settle(lp, cells, solver, report, what, check)
-        if bound is not None or stage != "full":
+        common = (keys, lev, free_t, last, l, r, solver, partial(_glop, work), report, what)
+        bound = _stage(stage, *common, limit, cells, None, partial(_recorded, partial(
+            satisfied, keys, cells, lev, free_t, last, l, r), passed))
+        if bound is not None and bound != OVER:
+            if widen > 0 and passed:  # the upper ends widened where the charges reach them
+                bound = widened_bound(
+                    cells, passed[-1], bound, lev, free_t, keys.m,
+                    partial(_restricted, partial(_build, keys, lev, free_t, last, l, r,
+                                                 max_nonzeros or WIDEN_MAX_NONZEROS),
+                            report, what),
+                    partial(_widened_stage, partial(_stage, "full", *common),
+                            partial(_stage, "pdlp", *common), max_nonzeros),
+                    partial(_checker, partial(satisfied, keys, cells, lev, free_t, last, l, r)),
+                    report, what, rounds=widen)
             return bound
+        if stage == "smaller" and bound is None:  # a smaller LP that is built gives the answer
+            return None
         # the dual simplex stopped (or its answer failed the check): the next stage, PDLP
         # when asked for, solves the same LP by another method within its own work limit
     return None
 
 
+def _checker(check: Callable[..., bool], width: IntArray) -> Callable[[NDArray[np.float64]], bool]:
+    """:func:`satisfied` (``check``, all but the charges given) for the upper ends ``L +
+    width``."""
+    return partial(check, width=width)
+
+
+def _restricted(build: Callable[..., Program | None], report: Progress, what: str, cells: Cells,
+                width: IntArray, check: Callable[[NDArray[np.float64]], bool]) -> int | None:
+    """The restricted LP of :mod:`.l_charge_widening` (only the widened row types' charges
+    free), by Glop within :data:`.l_charge_widening.RESTRICTED_WORK`."""
+    lp = build(cells, width=width)
+    if lp is None:
+        return None
+    return settle(lp, cells, partial(_glop, Work(RESTRICTED_WORK)), report,
+                  f"{what} (restricted, widened)", check)
+
+
+def _widened_stage(full: Callable[..., int | None], pdlp: Callable[..., int | None],
+                   max_nonzeros: int | None, cells: Cells, width: IntArray,
+                   check: Callable[[NDArray[np.float64]], bool], large: bool) -> int | None:
+    """A widened LP (:mod:`.l_charge_widening`): by the dual simplex within
+    :data:`FULL_MAX_NONZEROS`, else, when ``large`` LPs are allowed, by PDLP within its
+    :data:`WIDEN_MAX_NONZEROS` (``max_nonzeros`` replaces both)."""
+    small = full(max_nonzeros or FULL_MAX_NONZEROS, cells, width, check)
+    if small not in (None, OVER) or not large:
+        return None if small == OVER else small
+    return pdlp(max_nonzeros or WIDEN_MAX_NONZEROS, cells, width, check)
+
+
+def _stage(stage: str, keys: PatternKeys, lev: IntArray, free_t: NDArray[np.bool_], last: int,
+           l: int, r: int, solver: Solver, repair: Solver, report: Progress, what: str,
+           limit: int, cells: Cells, width: IntArray | None,
+           check: Callable[[NDArray[np.float64]], bool]) -> int | None:
+    """One stage's bound (:data:`STAGES`) over ``cells``, the buckets of ``width`` (as
+    :func:`level_buckets`) and ``check``, ``None`` or :data:`OVER`; ``solver`` the dual
+    simplex's, ``repair`` the PDLP stage's repair LP's."""
+    build = partial(_build, keys, lev, free_t, last, l, r, limit, width=width)
+    if stage in GENERATED or stage == "pdlp":
+        excess = partial(excesses, keys, cells, lev, free_t, last, l, r, width=width)
+        return (first_order_bound(cells, build, excess, check, repair, report, what)
+                if stage == "pdlp" else
+                generated_bound(cells, build, excess, check, solver, report, what))
+    lp = build(cells)
+    if lp is None:
+        report(f"bounds: no {what} (over its limit of {limit:,} nonzeros)")
+        return OVER
+    return settle(lp, cells, solver, report, what, check)
+
+
+OVER = -1
+""":func:`_stage`'s answer when the dual simplex's LP is over its nonzero limit (not built)."""
+
+
 _WHAT = {"pdlp": " by PDLP", "full": "", "generated": " by generation",
          "smaller": " (level-1 row types of too few values fixed)",
          "generated-smaller": " by generation (level-1 row types of too few values fixed)"}
+
+
+def _recorded(check: Callable[[NDArray[np.float64]], bool], passed: list[NDArray[np.float64]],
+              charge: NDArray[np.float64]) -> bool:
+    """``check(charge)``, keeping ``charge`` in ``passed`` when it passes (the charges of the
+    bound a stage returns, for :mod:`.l_charge_widening`)."""
+    ok = check(charge)
+    if ok:
+        passed.append(charge)
+    return ok
 
 
 def _glop(work: Work, lp: Program, weights: NDArray[np.float64], progress: Progress,
@@ -235,21 +310,28 @@ def _cells(c: IntArray, eligible: NDArray[np.bool_], free_t: NDArray[np.bool_],
 
 
 def _level_buckets(keys: PatternKeys, cells: Cells, lev: IntArray, free_t: NDArray[np.bool_],
-                   last: int) -> Iterator[tuple[int, IntArray, IntArray, int]]:
+                   last: int, width: IntArray | None = None
+                   ) -> Iterator[tuple[int, IntArray, IntArray, int]]:
     """For ``s = 0`` (each row type with free charges alone) and each pattern of ``s = 1 ..
     last`` columns, the buckets holding a free cell of level ``s``: ``s``, their cells, each
-    cell's bucket (``0 .. nb - 1``) and ``nb``."""
+    cell's bucket (``0 .. nb - 1``) and ``nb`` (``width``: as :func:`level_buckets`)."""
     own = np.nonzero(free_t)[0].astype(np.int64)
     yield (0, *cells.of(own, np.arange(len(own), dtype=np.int64)), len(own))
-    yield from level_buckets(keys, cells, lev, free_t, last)
+    yield from level_buckets(keys, cells, lev, free_t, last, width)
 
 
 def level_buckets(keys: PatternKeys, cells: Cells, lev: IntArray, free_t: NDArray[np.bool_],
-                  last: int) -> Iterator[tuple[int, IntArray, IntArray, int]]:
+                  last: int, width: IntArray | None = None
+                  ) -> Iterator[tuple[int, IntArray, IntArray, int]]:
     """For each pattern of ``s = 1 .. last`` columns, the buckets holding a free cell of level
-    ``s``: ``s``, their cells, each cell's bucket (``0 .. nb - 1``) and ``nb``."""
-    for s in range(1, last + 1):
-        at_s = np.nonzero(free_t & (lev == s))[0].astype(np.int64)
+    ``s``: ``s``, their cells, each cell's bucket (``0 .. nb - 1``) and ``nb``. With
+    ``width`` (per row type, :mod:`.l_charge_widening`: the charges of row type ``v`` reach
+    ``L(v) + width(v)``) the buckets of ``s`` columns hold a cell of a free row type with
+    ``L(v) <= s < L(v) + width(v)``, for ``s`` up to ``m``."""
+    top = last if width is None else int(min(keys.m, (lev + width - 1)[free_t].max(initial=0)))
+    for s in range(1, top + 1):
+        at_s = np.nonzero(free_t & ((lev == s) if width is None else
+                                    ((lev <= s) & (lev + width > s))))[0].astype(np.int64)
         if len(at_s) == 0:
             continue
         for mask in masks_of_level(keys.m, s):
@@ -285,13 +367,14 @@ def charge_columns(cells: Cells) -> tuple[Program, IntArray]:
 
 
 def _build(keys: PatternKeys, lev: IntArray, free_t: NDArray[np.bool_], last: int, l: int,
-           r: int, max_nonzeros: int, cells: Cells, chosen: Chosen | None = None
-           ) -> Program | None:
+           r: int, max_nonzeros: int, cells: Cells, chosen: Chosen | None = None, *,
+           width: IntArray | None = None) -> Program | None:
     """The LP over the free charges (columns ``0 .. cells.free.sum() - 1``) and the buckets
     that fail with every charge at its upper end (those ``chosen`` among them, per block of
-    :func:`_level_buckets`), or ``None`` past ``max_nonzeros``."""
+    :func:`_level_buckets`; ``width`` as there), or ``None`` past ``max_nonzeros``."""
     lp, var = charge_columns(cells)
-    for i, (s, cell, cb, nb) in enumerate(_level_buckets(keys, cells, lev, free_t, last)):
+    for i, (s, cell, cb, nb) in enumerate(_level_buckets(keys, cells, lev, free_t, last,
+                                                         width)):
         inv, pb, top = _pairs(cb, cells.u[cell], cells.hi[cell] - s, r)
         need = _excess(pb, top, nb, l) > 0  # the others hold at the charges' upper ends
         if chosen is not None:
@@ -342,19 +425,21 @@ def top_constraints(lp: Program, var: IntArray, cells: Cells, s: int, l: int, ce
 
 
 def excesses(keys: PatternKeys, cells: Cells, lev: IntArray, free_t: NDArray[np.bool_],
-             last: int, l: int, r: int, charge: NDArray[np.float64]) -> Iterator[Excess]:
+             last: int, l: int, r: int, charge: NDArray[np.float64], *,
+             width: IntArray | None = None) -> Iterator[Excess]:
     """Every block of buckets that can fail (the module docstring; one per pattern, as in
-    :func:`_level_buckets`) under ``charge`` (one per cell): its cells, their buckets and
-    each bucket's ``l`` largest ``W(B, u)`` summed."""
-    for s, cell, cb, nb in _level_buckets(keys, cells, lev, free_t, last):
+    :func:`_level_buckets`, ``width`` as there) under ``charge`` (one per cell): its cells,
+    their buckets and each bucket's ``l`` largest ``W(B, u)`` summed."""
+    for s, cell, cb, nb in _level_buckets(keys, cells, lev, free_t, last, width):
         _, pb, top = _pairs(cb, cells.u[cell], charge[cell] - s, r)
         yield cell, cb, _excess(pb, top, nb, l)
 
 
 def satisfied(keys: PatternKeys, cells: Cells, lev: IntArray, free_t: NDArray[np.bool_],
-              last: int, l: int, r: int, charge: NDArray[np.float64]) -> bool:
-    """Whether every bucket that can fail (the module docstring) has its ``l`` largest
-    ``W(B, u)`` summing to at most 0 under ``charge`` (one per cell) -- the claim's condition,
-    checked from scratch."""
-    return all(not (x > 0).any()
-               for _, _, x in excesses(keys, cells, lev, free_t, last, l, r, charge))
+              last: int, l: int, r: int, charge: NDArray[np.float64], *,
+              width: IntArray | None = None) -> bool:
+    """Whether every bucket that can fail (the module docstring; with ``width``, those of
+    :func:`level_buckets` for it) has its ``l`` largest ``W(B, u)`` summing to at most 0 under
+    ``charge`` (one per cell) -- the claim's condition, checked from scratch."""
+    return all(not (x > 0).any() for _, _, x in excesses(keys, cells, lev, free_t, last, l, r,
+                                                         charge, width=width))
