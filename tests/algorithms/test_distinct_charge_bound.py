@@ -162,13 +162,14 @@ def test_a_stage_that_gives_nothing_leaves_the_bound_to_the_next_one(
     """By default the full LP by PDLP is tried first, bucket generation next and the
     smaller LP last; when a stage gives nothing (here: its repair made to return nothing),
     the next one gives the bound. The full LP by the dual simplex is a stage to ask for,
-    tried in the order given."""
+    tried in the order given. (Widening, :mod:`starmin.algorithms.l_charge_widening`, is
+    left out: it settles LPs of its own after the stage.)"""
     from starmin.algorithms import distinct_charge_bound as dcb
 
     cases = [(rt, 3 if model == DistinctLDiversity(3) else 2) for model, rt, _ in _solved()]
     both = [(rt, q) for rt, q in cases[:120]
-            if _bound(rt, q, stages=("generated",)) is not None
-            and _bound(rt, q, stages=("smaller",)) is not None]
+            if _bound(rt, q, stages=("generated",), widen=0) is not None
+            and _bound(rt, q, stages=("smaller",), widen=0) is not None]
     assert len(both) >= 10
     assert dcb.STAGES == ("pdlp", "generated", "smaller")
     real = charge_lp.settle
@@ -183,28 +184,28 @@ def test_a_stage_that_gives_nothing_leaves_the_bound_to_the_next_one(
     monkeypatch.setattr(dcb, "settle", stops)
     monkeypatch.setattr(charge_generation, "settle", stops)
     for rt, q in both:
-        alone = _bound(rt, q, stages=("pdlp",))
+        alone = _bound(rt, q, stages=("pdlp",), widen=0)
         calls.clear()
-        assert _bound(rt, q) == alone
+        assert _bound(rt, q, widen=0) == alone
         assert calls == ["distinct charge LP by PDLP (repair)"]
     failing.add("distinct charge LP by PDLP (repair)")
     for rt, q in both:
-        alone = _bound(rt, q, stages=("generated",))
+        alone = _bound(rt, q, stages=("generated",), widen=0)
         calls.clear()
-        assert _bound(rt, q) == alone
+        assert _bound(rt, q, widen=0) == alone
         pdlp = [what for what in calls if "PDLP" in what]
         assert calls[:2] == pdlp  # the repair and its retry from a lower point, then generation
         assert all("generation" in what for what in calls[2:])
     failing.add("distinct charge LP by generation (repair)")
     for rt, q in both:
         calls.clear()
-        assert _bound(rt, q) == _bound(rt, q, stages=("smaller",))
+        assert _bound(rt, q, widen=0) == _bound(rt, q, stages=("smaller",), widen=0)
         assert "PDLP" in calls[0] and "generation" in calls[2] and "fixed" in calls[-1]
     failing.clear()
     for rt, q in both[:5]:
-        full = _bound(rt, q, stages=("full",))
+        full = _bound(rt, q, stages=("full",), widen=0)
         calls.clear()
-        assert full is not None and _bound(rt, q, stages=("full", "smaller")) == full
+        assert full is not None and _bound(rt, q, stages=("full", "smaller"), widen=0) == full
         assert calls == ["distinct charge LP"]
 
 
@@ -219,8 +220,8 @@ def test_a_stage_is_a_bound_near_the_full_lp(stage: str, share: float) -> None:
     for model, rt, opt in _solved():
         q = 3 if model == DistinctLDiversity(3) else 2
         said: list[str] = []
-        got = _bound(rt, q, progress=said.append, stages=(stage,))
-        full = _bound(rt, q, stages=("full",))
+        got = _bound(rt, q, progress=said.append, stages=(stage,), widen=0)
+        full = _bound(rt, q, stages=("full",), widen=0)
         if got is None or full is None:
             continue
         assert got <= full <= opt, (model.name, got, full, opt)

@@ -1,4 +1,4 @@
-"""Tests of the frequency charge LP's widened boxes (:mod:`starmin.algorithms.l_charge_widening`).
+"""Tests of the charge LPs' widened boxes (:mod:`starmin.algorithms.l_charge_widening`).
 
 The widened bound is a restriction of the LP core's frequency relaxation like the plain charge
 LP, so it must lie between the plain charge LP's bound and the LP core's optimum (column
@@ -12,21 +12,25 @@ listed directly."""
 from __future__ import annotations
 
 import functools
+from dataclasses import replace
+from functools import partial
 from math import comb
+from typing import Any
 
 import numpy as np
 import pytest
 
 import starmin
 from starmin.algorithms import l_charge_widening
+from starmin.algorithms.distinct_charge_bound import distinct_charge_bound
 from starmin.algorithms.diversity_levels import last_level, levels
 from starmin.algorithms.exact import brute_force
 from starmin.algorithms.heuristic.pattern_keys import PatternKeys
 from starmin.algorithms.l_charge_bound import _cells, level_buckets
 from starmin.algorithms.l_diversity_bound import leaving_rows
-from starmin.algorithms.lp import lp_rounding
+from starmin.algorithms.lp import lp_rounding, milp_exact
 from starmin.algorithms.lp.colgen import column_generation
-from starmin.models import LDiversity
+from starmin.models import DistinctLDiversity, LDiversity
 from tests.algorithms.test_l_charge_bound import _bound, _table
 
 
@@ -88,7 +92,8 @@ def test_rounds_and_progress() -> None:
     said: list[str] = []
     one = _bound(rt, 3, widen=1, progress=said.append)
     two = _bound(rt, 3, widen=2)
-    assert one is not None and two is not None and _bound(rt, 3, widen=0) < one <= two
+    plain = _bound(rt, 3, widen=0)
+    assert plain is not None and one is not None and two is not None and plain < one <= two
     assert any("the restricted LP of" in line for line in said)
     assert any("widened LP 1" in line for line in said)
     assert not any("widened LP 2" in line for line in said)
@@ -133,6 +138,84 @@ def test_the_buckets_reach_one_level_up_where_widened() -> None:
             assert widened[int(v)].get(L + 1, 0) <= comb(rt.m, L + 1)
     assert new >= 5, new
     assert len(wide) >= 5
+
+
+def _distinct(rt: starmin.RowTypes, q: int, widen: int | None = None) -> int | None:
+    h = np.asarray(rt.sensitive_histograms(rt.counts)[0], dtype=np.int64)
+    lev = levels(rt.codes, h, q, (h > 0).sum(axis=1) < q)
+    if widen is None:
+        return distinct_charge_bound(rt.codes, h, q, lev, last_level(rt.m, rt.t_in))
+    return distinct_charge_bound(rt.codes, h, q, lev, last_level(rt.m, rt.t_in), widen=widen)
+
+
+def test_the_distinct_charge_lp_widens_too() -> None:
+    """The distinct charge LP (:mod:`starmin.algorithms.distinct_charge_bound`, the bound of
+    distinct, entropy and recursive l-diversity) takes the same steps: never below its plain
+    bound, above it on some medium tables for q = 4, and there never above the exact MILP's
+    optimum (the brute-force tests of ``test_distinct_charge_bound.py`` run with widening
+    on)."""
+    raised = 0
+    for seed in range(24):
+        rt = _medium(seed, 4)
+        plain, wide = _distinct(rt, 4, widen=0), _distinct(rt, 4)
+        if plain is None:
+            continue
+        assert wide is not None and wide >= plain, (seed, plain, wide)
+        raised += wide > plain
+        if wide > plain and rt.n < 70:
+            assert wide <= milp_exact.solve(rt, DistinctLDiversity(4)).stars, seed
+    assert raised >= 5, raised
+
+
+def _highs(solve: Any, lp: Any, weights: Any, progress: Any, what: str) -> Any:
+    return solve(lp, weights, 10**6, progress, what)
+
+
+@pytest.mark.parametrize("kind", ["frequency", "distinct"])
+def test_the_check_sums_the_buckets_one_level_up(kind: str) -> None:
+    """Charges solved with every upper end at ``L + 2`` but only the buckets of ``L`` stars
+    constrained pass the plain check and, on some tables, fail the check for ``width = 2``:
+    the widened check (of both charge LPs) sums the buckets of ``L + 1`` stars too."""
+    from starmin.algorithms import distinct_charge_bound as dcb
+    from starmin.algorithms import l_charge_bound as lcb
+    from starmin.algorithms.charge_lp import settle, solve
+    from starmin.algorithms.l_charge_widening import recording
+
+    q = 4
+    caught = 0
+    for seed in range(24):
+        rt = _medium(seed, q)
+        h = np.asarray(rt.sensitive_histograms(rt.counts)[0], dtype=np.int64)
+        last = last_level(rt.m, rt.t_in)
+        if kind == "frequency":
+            if _lp_optimum(seed, q) is None:
+                continue
+            done = q * h.max(axis=1) <= h.sum(axis=1)
+            needed = ((h > 0).sum(axis=1) < q) | (leaving_rows(h, q).sum(axis=1) > 0)
+            mod: Any = lcb
+        else:
+            done = (h > 0).sum(axis=1) >= q
+            needed, mod = ~done, dcb
+        lev = levels(rt.codes, h, q, needed)
+        free_t = ~done & (lev <= last) & (lev + 2 <= rt.m)
+        if not free_t.any():
+            continue
+        cells = _cells(h, done, free_t, lev)
+        width = np.where(free_t, 2, 1).astype(np.int64)
+        cells = replace(cells, hi=np.where(cells.free, (lev + 2)[cells.v].astype(float),
+                                           cells.hi))
+        lp = mod._build(PatternKeys(np.asarray(rt.codes)), lev, free_t, last, q, h.shape[1],
+                        10**7, cells)
+        passed: list[np.ndarray] = []
+        args = (PatternKeys(np.asarray(rt.codes)), cells, lev, free_t, last, q, h.shape[1])
+        highs = partial(_highs, solve)
+        if lp is None or settle(lp, cells, highs, lambda _: None, "plain buckets",
+                                partial(recording, lambda _: True, passed)) is None:
+            continue
+        charge = passed[-1]
+        assert mod.satisfied(*args, charge)  # the buckets of L stars hold
+        caught += not mod.satisfied(*args, charge, width=width)
+    assert caught >= 2, caught
 
 
 def test_constants() -> None:

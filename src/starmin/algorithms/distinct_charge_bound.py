@@ -64,7 +64,7 @@ k-anonymity charge LP of :mod:`.charge_bound` (Liang & Yuan Thm 9's LP, dualized
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import partial
 
 import numpy as np
@@ -80,7 +80,15 @@ from starmin.algorithms.charge_generation import (
     check_stages,
     generated_bound,
 )
-from starmin.algorithms.charge_lp import MAX_WORK, Cells, Program, Work, settle, solve_glop
+from starmin.algorithms.charge_lp import (
+    MAX_WORK,
+    Cells,
+    Program,
+    Solver,
+    Work,
+    settle,
+    solve_glop,
+)
 from starmin.algorithms.charge_pdlp import MAX_NONZEROS as PDLP_MAX_NONZEROS
 from starmin.algorithms.charge_pdlp import MAX_WORK as PDLP_MAX_WORK
 from starmin.algorithms.charge_pdlp import first_order_bound
@@ -92,6 +100,8 @@ from starmin.algorithms.l_charge_bound import (
     level_buckets,
     top_constraints,
 )
+from starmin.algorithms.l_charge_widening import OVER, recording, widened_bound
+from starmin.algorithms.l_charge_widening import ROUNDS as WIDEN_ROUNDS
 
 MAX_NONZEROS = 250_000
 """The smaller LP is not built beyond this many nonzeros (ARX adult, 8 QIs, occupation: the
@@ -120,7 +130,8 @@ def distinct_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.inte
                           *, max_nonzeros: int | None = None,
                           max_work: float = MAX_WORK,
                           max_pdlp_work: float = PDLP_MAX_WORK,
-                          stages: tuple[str, ...] = STAGES) -> int | None:
+                          stages: tuple[str, ...] = STAGES,
+                          widen: int = WIDEN_ROUNDS) -> int | None:
     """The charge LP bound (module docstring) for the ``(t_in, r)`` ``histogram`` of one
     sensitive column and ``q`` values per class, or ``None`` (nothing to charge, over the
     work limits, or the check failed). ``lev``: the row types' levels for ``q``
@@ -128,7 +139,8 @@ def distinct_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.inte
     ``last``: the highest level enumerated in full. ``stages``: the LPs tried in turn
     (:data:`STAGES`; the first bound is returned); ``max_nonzeros`` replaces every
     nonzero limit; ``max_work``: Glop's deterministic time per LP (:class:`.charge_lp.Work`);
-    ``max_pdlp_work``: PDLP's iterations times nonzeros (:data:`.charge_pdlp.MAX_WORK`)."""
+    ``max_pdlp_work``: PDLP's iterations times nonzeros (:data:`.charge_pdlp.MAX_WORK`);
+    ``widen``: the widened LPs at most (:mod:`.l_charge_widening`, 0 for none)."""
     report = progress or silent
     c = np.asarray(histogram, dtype=np.int64)
     lev = np.asarray(lev, dtype=np.int64)
@@ -157,26 +169,46 @@ def distinct_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.inte
             PDLP_MAX_NONZEROS if stage == "pdlp"
             else MAX_NONZEROS if stage in SMALLER or (stage == "full" and q > 2)
             else FULL_MAX_NONZEROS)
-        build = partial(_build, keys, lev, free_t, last, q, r, limit)
-        check = partial(satisfied, keys, cells, lev, free_t, last, q, r)
         what = {"full": "distinct charge LP", "generated": "distinct charge LP by generation",
                 "smaller": "distinct charge LP (level 1 fixed)",
                 "generated-smaller": "distinct charge LP by generation (level 1 fixed)",
                 "pdlp": "distinct charge LP by PDLP"}[stage]
-        excess = partial(excesses, keys, cells, lev, free_t, last, q, r)
-        if stage == "pdlp":
-            bound = first_order_bound(cells, build, excess, check, solver, report, what,
-                                      max_pdlp_work)
-        elif stage in GENERATED:
-            bound = generated_bound(cells, build, excess, check, solver, report, what)
-        elif (lp := build(cells)) is None:
-            report(f"bounds: no {what} (over its limit of {limit:,} nonzeros)")
+        passed: list[NDArray[np.float64]] = []  # the charges each passing check saw
+        common = (keys, lev, free_t, last, q, r, solver, max_pdlp_work, report, what)
+        bound = _stage(stage, *common, limit, cells, None, partial(recording, partial(
+            satisfied, keys, cells, lev, free_t, last, q, r), passed))
+        if bound == OVER:
             continue
-        else:
-            bound = settle(lp, cells, solver, report, what, check)
         if bound is not None:
+            if widen > 0 and passed:  # the upper ends widened where the charges reach them
+                bound = widened_bound(
+                    cells, passed[-1], bound, lev, free_t, keys.m,
+                    partial(_build, keys, lev, free_t, last, q, r),
+                    partial(_stage, "full", *common), partial(_stage, "pdlp", *common),
+                    partial(satisfied, keys, cells, lev, free_t, last, q, r), report, what,
+                    max_nonzeros=max_nonzeros, rounds=widen)
             return bound
     return None
+
+
+def _stage(stage: str, keys: PatternKeys, lev: IntArray, free_t: NDArray[np.bool_], last: int,
+           q: int, r: int, solver: Solver, max_pdlp_work: float, report: Progress, what: str,
+           limit: int, cells: Cells, width: IntArray | None,
+           check: Callable[[NDArray[np.float64]], bool]) -> int | None:
+    """One stage's bound (:data:`STAGES`) over ``cells``, the buckets of ``width`` (as
+    :func:`.level_buckets`) and ``check``: the bound, ``None`` or
+    :data:`.l_charge_widening.OVER` (the full or smaller LP not built)."""
+    build = partial(_build, keys, lev, free_t, last, q, r, limit, width=width)
+    excess = partial(excesses, keys, cells, lev, free_t, last, q, r, width=width)
+    if stage == "pdlp":
+        return first_order_bound(cells, build, excess, check, solver, report, what,
+                                 max_pdlp_work)
+    if stage in GENERATED:
+        return generated_bound(cells, build, excess, check, solver, report, what)
+    if (lp := build(cells)) is None:
+        report(f"bounds: no {what} (over its limit of {limit:,} nonzeros)")
+        return OVER
+    return settle(lp, cells, solver, report, what, check)
 
 
 def _glop(work: Work, lp: Program, weights: NDArray[np.float64], progress: Progress,
@@ -194,13 +226,14 @@ def _excess(cb: IntArray, n: IntArray, e: NDArray[np.float64], pb: IntArray,
 
 
 def _build(keys: PatternKeys, lev: IntArray, free_t: NDArray[np.bool_], last: int, q: int,
-           r: int, max_nonzeros: int, cells: Cells, chosen: Chosen | None = None
-           ) -> Program | None:
+           r: int, max_nonzeros: int, cells: Cells, chosen: Chosen | None = None, *,
+           width: IntArray | None = None) -> Program | None:
     """The LP over the free charges (columns ``0 .. cells.free.sum() - 1``) and the buckets
     that fail with every charge at its upper end (those ``chosen`` among them, per block of
-    :func:`.level_buckets`), or ``None`` past ``max_nonzeros``."""
+    :func:`.level_buckets`; ``width`` as there), or ``None`` past ``max_nonzeros``."""
     lp, var = charge_columns(cells)
-    for i, (s, cell, cb, nb) in enumerate(level_buckets(keys, cells, lev, free_t, last)):
+    for i, (s, cell, cb, nb) in enumerate(level_buckets(keys, cells, lev, free_t, last,
+                                                        width)):
         e_hi = cells.hi[cell] - s
         inv, pb, top = _pairs(cb, cells.u[cell], e_hi, r)
         need = _excess(cb, cells.n[cell], e_hi, pb, top, nb, q) > 0
@@ -229,19 +262,23 @@ def _build(keys: PatternKeys, lev: IntArray, free_t: NDArray[np.bool_], last: in
 
 
 def excesses(keys: PatternKeys, cells: Cells, lev: IntArray, free_t: NDArray[np.bool_],
-             last: int, q: int, r: int, charge: NDArray[np.float64]) -> Iterator[Excess]:
-    """Every block of buckets that can fail (one per pattern, as in :func:`.level_buckets`)
-    under ``charge`` (one per cell): its cells, their buckets and each bucket's ``P(B)``
-    plus its ``q`` largest ``W`` (``-inf`` where it holds fewer than ``q`` values)."""
-    for s, cell, cb, nb in level_buckets(keys, cells, lev, free_t, last):
+             last: int, q: int, r: int, charge: NDArray[np.float64], *,
+             width: IntArray | None = None) -> Iterator[Excess]:
+    """Every block of buckets that can fail (one per pattern, as in :func:`.level_buckets`,
+    ``width`` as there) under ``charge`` (one per cell): its cells, their buckets and each
+    bucket's ``P(B)`` plus its ``q`` largest ``W`` (``-inf`` where it holds fewer than ``q``
+    values)."""
+    for s, cell, cb, nb in level_buckets(keys, cells, lev, free_t, last, width):
         e = charge[cell] - s
         _, pb, top = _pairs(cb, cells.u[cell], e, r)
         yield cell, cb, _excess(cb, cells.n[cell], e, pb, top, nb, q)
 
 
 def satisfied(keys: PatternKeys, cells: Cells, lev: IntArray, free_t: NDArray[np.bool_],
-              last: int, q: int, r: int, charge: NDArray[np.float64]) -> bool:
-    """Whether every bucket that can fail has ``P(B)`` plus its ``q`` largest ``W`` at most 0
-    under ``charge`` (one per cell): the claim's condition, checked from scratch."""
-    return all(not (x > 0).any()
-               for _, _, x in excesses(keys, cells, lev, free_t, last, q, r, charge))
+              last: int, q: int, r: int, charge: NDArray[np.float64], *,
+              width: IntArray | None = None) -> bool:
+    """Whether every bucket that can fail (with ``width``, those of :func:`.level_buckets`
+    for it) has ``P(B)`` plus its ``q`` largest ``W`` at most 0 under ``charge`` (one per
+    cell): the claim's condition, checked from scratch."""
+    return all(not (x > 0).any() for _, _, x in excesses(keys, cells, lev, free_t, last, q, r,
+                                                         charge, width=width))

@@ -107,8 +107,7 @@ from starmin.algorithms.charge_lp import (
 from starmin.algorithms.charge_pdlp import MAX_NONZEROS as PDLP_MAX_NONZEROS
 from starmin.algorithms.charge_pdlp import first_order_bound
 from starmin.algorithms.heuristic.pattern_keys import IntArray, PatternKeys, masks_of_level
-from starmin.algorithms.l_charge_widening import MAX_NONZEROS as WIDEN_MAX_NONZEROS
-from starmin.algorithms.l_charge_widening import RESTRICTED_WORK, widened_bound
+from starmin.algorithms.l_charge_widening import OVER, recording, widened_bound
 from starmin.algorithms.l_charge_widening import ROUNDS as WIDEN_ROUNDS
 
 MAX_NONZEROS = 250_000
@@ -200,54 +199,22 @@ def frequency_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.int
         passed: list[NDArray[np.float64]] = []  # the charges each passing check saw
         what = f"l charge LP{_WHAT[stage]}"
         common = (keys, lev, free_t, last, l, r, solver, partial(_glop, work), report, what)
-        bound = _stage(stage, *common, limit, cells, None, partial(_recorded, partial(
+        bound = _stage(stage, *common, limit, cells, None, partial(recording, partial(
             satisfied, keys, cells, lev, free_t, last, l, r), passed))
         if bound is not None and bound != OVER:
             if widen > 0 and passed:  # the upper ends widened where the charges reach them
                 bound = widened_bound(
                     cells, passed[-1], bound, lev, free_t, keys.m,
-                    partial(_restricted, partial(_build, keys, lev, free_t, last, l, r,
-                                                 max_nonzeros or WIDEN_MAX_NONZEROS),
-                            report, what),
-                    partial(_widened_stage, partial(_stage, "full", *common),
-                            partial(_stage, "pdlp", *common), max_nonzeros),
-                    partial(_checker, partial(satisfied, keys, cells, lev, free_t, last, l, r)),
-                    report, what, rounds=widen)
+                    partial(_build, keys, lev, free_t, last, l, r),
+                    partial(_stage, "full", *common), partial(_stage, "pdlp", *common),
+                    partial(satisfied, keys, cells, lev, free_t, last, l, r), report, what,
+                    max_nonzeros=max_nonzeros, rounds=widen)
             return bound
         if stage == "smaller" and bound is None:  # a smaller LP that is built gives the answer
             return None
         # the dual simplex stopped (or its answer failed the check): the next stage, PDLP
         # when asked for, solves the same LP by another method within its own work limit
     return None
-
-
-def _checker(check: Callable[..., bool], width: IntArray) -> Callable[[NDArray[np.float64]], bool]:
-    """:func:`satisfied` (``check``, all but the charges given) for the upper ends ``L +
-    width``."""
-    return partial(check, width=width)
-
-
-def _restricted(build: Callable[..., Program | None], report: Progress, what: str, cells: Cells,
-                width: IntArray, check: Callable[[NDArray[np.float64]], bool]) -> int | None:
-    """The restricted LP of :mod:`.l_charge_widening` (only the widened row types' charges
-    free), by Glop within :data:`.l_charge_widening.RESTRICTED_WORK`."""
-    lp = build(cells, width=width)
-    if lp is None:
-        return None
-    return settle(lp, cells, partial(_glop, Work(RESTRICTED_WORK)), report,
-                  f"{what} (restricted, widened)", check)
-
-
-def _widened_stage(full: Callable[..., int | None], pdlp: Callable[..., int | None],
-                   max_nonzeros: int | None, cells: Cells, width: IntArray,
-                   check: Callable[[NDArray[np.float64]], bool], large: bool) -> int | None:
-    """A widened LP (:mod:`.l_charge_widening`): by the dual simplex within
-    :data:`FULL_MAX_NONZEROS`, else, when ``large`` LPs are allowed, by PDLP within its
-    :data:`WIDEN_MAX_NONZEROS` (``max_nonzeros`` replaces both)."""
-    small = full(max_nonzeros or FULL_MAX_NONZEROS, cells, width, check)
-    if small not in (None, OVER) or not large:
-        return None if small == OVER else small
-    return pdlp(max_nonzeros or WIDEN_MAX_NONZEROS, cells, width, check)
 
 
 def _stage(stage: str, keys: PatternKeys, lev: IntArray, free_t: NDArray[np.bool_], last: int,
@@ -270,23 +237,10 @@ def _stage(stage: str, keys: PatternKeys, lev: IntArray, free_t: NDArray[np.bool
     return settle(lp, cells, solver, report, what, check)
 
 
-OVER = -1
-""":func:`_stage`'s answer when the dual simplex's LP is over its nonzero limit (not built)."""
-
 
 _WHAT = {"pdlp": " by PDLP", "full": "", "generated": " by generation",
          "smaller": " (level-1 row types of too few values fixed)",
          "generated-smaller": " by generation (level-1 row types of too few values fixed)"}
-
-
-def _recorded(check: Callable[[NDArray[np.float64]], bool], passed: list[NDArray[np.float64]],
-              charge: NDArray[np.float64]) -> bool:
-    """``check(charge)``, keeping ``charge`` in ``passed`` when it passes (the charges of the
-    bound a stage returns, for :mod:`.l_charge_widening`)."""
-    ok = check(charge)
-    if ok:
-        passed.append(charge)
-    return ok
 
 
 def _glop(work: Work, lp: Program, weights: NDArray[np.float64], progress: Progress,

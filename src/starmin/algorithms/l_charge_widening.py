@@ -30,8 +30,8 @@ So, from charges that passed the check (a stage of :mod:`.l_charge_bound`):
    :data:`RESTRICTED_WORK` deterministic seconds. Its answer is lowered onto the grid and
    checked from scratch on all charges; the previous charges are feasible for it, so it never
    lowers the bound.
-3. *The widened LP*: every free charge again, with the new upper ends, by the dual simplex
-   when it fits :data:`.l_charge_bound.FULL_MAX_NONZEROS` nonzeros; a larger one by PDLP
+3. *The widened LP*: every free charge again, with the new upper ends, by the caller's
+   simplex stage when it fits :data:`SIMPLEX_MAX_NONZEROS`; a larger one by PDLP
    within :data:`MAX_NONZEROS`, but only when the restricted LP raised the bound by at least
    :data:`GAIN` (PDLP's widened LPs cost up to 4 s and, on the uniform random tables below,
    gave 0-0.4 %). Checked as before; then step 1 and this step again, at most :data:`ROUNDS`
@@ -54,12 +54,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 
 import numpy as np
 from numpy.typing import NDArray
 
 from starmin.algorithms.base import Progress
-from starmin.algorithms.charge_lp import Cells
+from starmin.algorithms.charge_lp import Cells, Program, Work, settle, solve_glop
 from starmin.algorithms.heuristic.pattern_keys import IntArray
 
 ROUNDS = 2
@@ -67,6 +68,10 @@ ROUNDS = 2
 MAX_NONZEROS = 400_000
 """A widened LP is not built beyond this many nonzeros (ARX adult, l = 3: the first round's
 LP needs 1.14 million, and PDLP took 11 s of wall clock for it)."""
+SIMPLEX_MAX_NONZEROS = 60_000
+"""A widened LP up to this many nonzeros goes to the caller's simplex stage whatever the
+restricted LP gained (the frequency LP's dual simplex limit, :data:`.l_charge_bound.
+FULL_MAX_NONZEROS`); a larger one needs :data:`GAIN`."""
 AT_END = 1e-3
 """A free charge within this much of its upper end counts as reaching it."""
 GAIN = 0.005
@@ -75,28 +80,33 @@ RESTRICTED_WORK = 1.0
 """Glop's deterministic time for the restricted LP."""
 
 
+OVER = -1
+"""A stage runner's answer when its LP is over its nonzero limit (not built)."""
+
 Check = Callable[[NDArray[np.float64]], bool]
 """``check(charge)``: the claim's condition on every bucket that can fail, from scratch."""
-Resolve = Callable[[Cells, IntArray, Check], int | None]
-"""``resolve(cells, width, check)``: an LP over ``cells``' free charges (their upper ends
-``L + width``) and the buckets of ``width`` that can fail, settled with ``check``; ``None``
-when it stops, is over its limit or its answer fails."""
-Widen = Callable[[Cells, IntArray, Check, bool], int | None]
-"""``widened(cells, width, check, large)``: as :data:`Resolve`, PDLP's large LPs allowed or
-not (step 3)."""
-Checker = Callable[[IntArray], Check]
-"""``checker(width)``: the check for the row types' upper ends ``L + width``."""
+Checked = Callable[..., bool]
+"""``checked(charge, width=width)``: the check for the row types' upper ends ``L + width``."""
+Build = Callable[..., Program | None]
+"""``build(limit, cells, width=width)``: the LP over ``cells``' free charges and the buckets
+of ``width`` that can fail with them at their upper ends, ``None`` past ``limit`` nonzeros."""
+Stage = Callable[[int, Cells, IntArray, Check], int | None]
+"""``stage(limit, cells, width, check)``: the caller's LP stage over ``cells`` and the buckets
+of ``width`` within ``limit`` nonzeros, settled with ``check``: the bound, ``None`` or
+:data:`OVER`."""
 
 
 def widened_bound(cells: Cells, charge: NDArray[np.float64], bound: int, lev: IntArray,
-                  free_t: NDArray[np.bool_], m: int, restricted: Resolve, widened: Widen,
-                  checker: Checker, report: Progress, what: str, *,
-                  rounds: int = ROUNDS) -> int:
+                  free_t: NDArray[np.bool_], m: int, build: Build, simplex: Stage,
+                  pdlp: Stage, checked: Checked, report: Progress, what: str, *,
+                  max_nonzeros: int | None = None, rounds: int = ROUNDS) -> int:
     """The bound after the steps of the module docstring from ``charge`` (one per cell of
     ``cells``, checked with every upper end at ``L + 1``, giving ``bound``): at least
     ``bound``. ``lev``/``free_t``: the row types' levels and which have free charges; ``m``
-    the QI columns (no upper end beyond ``m`` stars); ``restricted`` and ``widened`` solve
-    the LPs of steps 2 and 3."""
+    the QI columns (no upper end beyond ``m`` stars). ``simplex`` (within
+    :data:`SIMPLEX_MAX_NONZEROS`) and ``pdlp`` (within :data:`MAX_NONZEROS`) solve the widened
+    LPs, ``build`` the restricted one (within :data:`MAX_NONZEROS`); ``max_nonzeros``
+    replaces all three limits."""
     f = cells.free
     width = np.ones(len(lev), dtype=np.int64)
     start = bound
@@ -106,22 +116,29 @@ def widened_bound(cells: Cells, charge: NDArray[np.float64], bound: int, lev: In
         np.logical_or.at(at_end, cells.v[f], charge[f] >= (lev + width)[cells.v[f]] - AT_END)
         return at_end & free_t & (lev + width < m)
 
-    def settled(lp: Resolve, on: Cells, label: str) -> tuple[int, NDArray[np.float64]] | None:
+    def settled(lp: Callable[[Cells, IntArray, Check], int | None], on: Cells, label: str
+                ) -> tuple[int, NDArray[np.float64]] | None:
         passed: list[NDArray[np.float64]] = []
-        check = checker(width.copy())
-
-        def recorded(a: NDArray[np.float64]) -> bool:
-            ok = check(a)
-            if ok:
-                passed.append(a)
-            return ok
-
-        after = lp(on, width.copy(), recorded)
-        if after is None or not passed:
+        after = lp(on, width.copy(), partial(recording, partial(checked, width=width.copy()),
+                                             passed))
+        if after is None or after == OVER or not passed:
             report(f"bounds: {what}: {label} gave nothing; {bound:,} stands")
             return None
         report(f"bounds: {what}: {label}: {after:,} (was {bound:,})")
         return after, passed[-1]
+
+    def restricted(on: Cells, width: IntArray, check: Check) -> int | None:
+        lp = build(max_nonzeros or MAX_NONZEROS, on, width=width)
+        if lp is None:
+            return None
+        return settle(lp, on, partial(_glop, Work(RESTRICTED_WORK)), report,
+                      f"{what} (restricted, widened)", check)
+
+    def widened(on: Cells, width: IntArray, check: Check, large: bool) -> int | None:
+        small = simplex(max_nonzeros or SIMPLEX_MAX_NONZEROS, on, width, check)
+        if small != OVER or not large:
+            return None if small == OVER else small
+        return pdlp(max_nonzeros or MAX_NONZEROS, on, width, check)
 
     grow = grown(charge)
     if not grow.any():
@@ -137,8 +154,8 @@ def widened_bound(cells: Cells, charge: NDArray[np.float64], bound: int, lev: In
         bound, charge = got
     large = bound >= start * (1 + GAIN)
     for i in range(rounds):
-        got = settled(lambda on, w, check: widened(on, w, check, large), replace(cells, hi=np.where(
-            f, (lev + width)[cells.v].astype(np.float64), cells.hi)),
+        got = settled(lambda on, w, check: widened(on, w, check, large), replace(
+            cells, hi=np.where(f, (lev + width)[cells.v].astype(np.float64), cells.hi)),
             f"widened LP {i + 1} ({int((width > 1).sum()):,} row types widened)")
         if got is None or got[0] <= bound:
             break
@@ -148,3 +165,18 @@ def widened_bound(cells: Cells, charge: NDArray[np.float64], bound: int, lev: In
             break
         width += grow
     return bound
+
+
+def recording(check: Check, passed: list[NDArray[np.float64]], charge: NDArray[np.float64]
+              ) -> bool:
+    """``check(charge)``, keeping ``charge`` in ``passed`` when it passes: the charges of the
+    bound a stage returns (its last passing check), where :func:`widened_bound` starts."""
+    ok = check(charge)
+    if ok:
+        passed.append(charge)
+    return ok
+
+
+def _glop(work: Work, lp: Program, weights: NDArray[np.float64], progress: Progress,
+          what: str) -> NDArray[np.float64] | None:
+    return solve_glop(lp, weights, work, progress, what)
