@@ -39,6 +39,10 @@ grid-rounded charges (every constrained bucket's ``P + q`` largest ``W`` summed)
 failing check gives no bound. Buckets whose condition holds with every charge at its upper
 end are left out (the condition only grows with the charges).
 
+Since stop 40 the bound of the stage that gives one is raised by widening the boxes where its
+charges reach them (:mod:`.l_charge_widening`, whose claim covers both LPs; adult q = 5 / 6
+25,143 / 28,451 -> 25,205 / 28,533).
+
 By default three stages are tried in turn (:data:`STAGES`) until one gives a bound: the full
 LP by PDLP, lowered and repaired (:mod:`.charge_pdlp`, stop 38), bucket generation on the
 full LP (:mod:`.charge_generation`: the buckets tight at the level charges, then a repair

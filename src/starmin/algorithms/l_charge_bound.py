@@ -168,7 +168,9 @@ def frequency_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.int
     generation on the smaller LP (``"generated-smaller"``); bucket generation on
     the full LP (:mod:`.charge_generation`, ``"generated"``) when asked for (the next stage
     is tried when a generation or PDLP stage or the full LP by the dual simplex gives
-    nothing). A smaller LP that is built gives the answer (``None`` when it stops)."""
+    nothing). A smaller LP that is built gives the answer (``None`` when it stops). The
+    stage's bound is then raised by widening the boxes where its charges reach them, at most
+    ``widen`` widened LPs (:mod:`.l_charge_widening`; 0: none)."""
     report = progress or silent
     c = np.asarray(histogram, dtype=np.int64)
     lev = np.asarray(lev, dtype=np.int64)

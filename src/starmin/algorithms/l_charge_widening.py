@@ -40,14 +40,14 @@ So, from charges that passed the check (a stage of :mod:`.l_charge_bound`):
 Every LP is within a deterministic work limit (never a clock); an LP that stops, or an answer
 that fails the check, ends the steps with the bound before it.
 
-Measured (``bench/charge_widening.py``, 2026-11-27; the whole table in
-``docs/algorithms/lower-bounds.md``): on the first 2,000 rows of adult, l = 3 / 5, 2,615 /
-3,635 -> 2,670 / 4,030 (+2.1 / +10.9 %, MEASURED); on the uniform random tables of
-``bench/auto_budget.py --shapes`` the widened LPs had raised the bound by 0-0.4 % for up to
-3.9 s more, which the restricted LP's gain (at most 0.05 % there) now declines. On the whole
-of adult the first widened LP is over its nonzero limit (1.14 million for l = 3; PDLP
-without that limit gave 20,349 in 11 s wall).
-
+Measured (``bench/charge_widening.py``, 2026-11-27 22:53 UTC; the table in
+``docs/algorithms/lower-bounds.md``): the first 2,000 rows of adult, frequency l = 3 / 5,
+2,615 / 3,635 -> 2,670 / 4,030 (+2.1 / +10.9 %; the LP core's optima 2,678 / 4,131) for 1.8 /
+4.4 CPU s more; the whole of adult, where every widened LP is over its nonzero limit and the
+restricted LP gives the gain, frequency l = 3 19,962 -> 20,049 and distinct q = 5 / 6 25,143 /
+28,451 -> 25,205 / 28,533 for 0.8-1.4 CPU s more. On the 14 uniform random tables of
+``bench/auto_budget.py --shapes`` (56 runs) at most +0.08 %, for a median of 0.07 CPU s more
+(at most 1.9); before the gate of step 3, PDLP's widened LPs had cost up to 3.9 s there.
 """
 
 from __future__ import annotations
