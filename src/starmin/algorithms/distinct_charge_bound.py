@@ -220,7 +220,7 @@ def _glop(work: Work, lp: Program, weights: NDArray[np.float64], progress: Progr
     return solve_glop(lp, weights, work, progress, what)
 
 
-def _excess(cb: IntArray, n: IntArray, e: NDArray[np.float64], pb: IntArray,
+def distinct_excess(cb: IntArray, n: IntArray, e: NDArray[np.float64], pb: IntArray,
             top: NDArray[np.float64], nb: int, q: int) -> NDArray[np.float64]:
     """``(nb,)`` per bucket ``P(B)`` plus its ``q`` largest ``W``; ``-inf`` for the buckets
     holding fewer than ``q`` values (no class lies there)."""
@@ -240,29 +240,38 @@ def _build(keys: PatternKeys, lev: IntArray, free_t: NDArray[np.bool_], last: in
                                                         width)):
         e_hi = cells.hi[cell] - s
         inv, pb, top = _pairs(cb, cells.u[cell], e_hi, r)
-        need = _excess(cb, cells.n[cell], e_hi, pb, top, nb, q) > 0
+        need = distinct_excess(cb, cells.n[cell], e_hi, pb, top, nb, q) > 0
         if chosen is not None:
             need &= chosen[i]
         if not need.any():
             continue
-        inside = need[cb]
-        # the fixed cells' positive excess: a constant on the right-hand side
-        fixed = inside & ~cells.free[cell]
-        renum = np.cumsum(need) - 1
-        const = np.bincount(renum[cb[fixed]], weights=cells.n[cell[fixed]]
-                            * np.maximum(cells.hi[cell[fixed]] - s, 0.0),
-                            minlength=int(need.sum()))
-        head, renum = top_constraints(lp, var, cells, s, q, cell, cb, inv, pb, need,
-                                      -const.astype(np.float64))
-        up = inside & cells.free[cell] & (cells.hi[cell] > s)    # a - p <= s, p >= 0
-        p = lp.columns(int(up.sum()), 0.0, np.inf)
-        row = lp.constraints(np.full(int(up.sum()), float(s), dtype=np.float64))
-        lp.entries(row, var[cell[up]], 1.0)
-        lp.entries(row, p, -1.0)
-        lp.entries(head[renum[cb[up]]], p, cells.n[cell[up]].astype(np.float64))
+        distinct_constraints(lp, var, cells, s, q, cell, cb, inv, pb, need)
         if lp.nnz > max_nonzeros:
             return None
     return lp
+
+
+def distinct_constraints(lp: Program, var: IntArray, cells: Cells, s: int, q: int,
+                         cell: IntArray, cb: IntArray, inv: IntArray, pb: IntArray,
+                         need: NDArray[np.bool_]) -> None:
+    """Add to ``lp``: in every ``need``-ed bucket of ``s`` stars, ``P(B)`` plus the ``q``
+    largest ``W(B, u)`` at most 0 (the module docstring's linear form; ``cell``, ``cb``,
+    ``inv``, ``pb`` as in :func:`.l_charge_bound.top_constraints`)."""
+    inside = need[cb]
+    # the fixed cells' positive excess: a constant on the right-hand side
+    fixed = inside & ~cells.free[cell]
+    renum = np.cumsum(need) - 1
+    const = np.bincount(renum[cb[fixed]], weights=cells.n[cell[fixed]]
+                        * np.maximum(cells.hi[cell[fixed]] - s, 0.0),
+                        minlength=int(need.sum()))
+    head, renum = top_constraints(lp, var, cells, s, q, cell, cb, inv, pb, need,
+                                  -const.astype(np.float64))
+    up = inside & cells.free[cell] & (cells.hi[cell] > s)    # a - p <= s, p >= 0
+    p = lp.columns(int(up.sum()), 0.0, np.inf)
+    row = lp.constraints(np.full(int(up.sum()), float(s), dtype=np.float64))
+    lp.entries(row, var[cell[up]], 1.0)
+    lp.entries(row, p, -1.0)
+    lp.entries(head[renum[cb[up]]], p, cells.n[cell[up]].astype(np.float64))
 
 
 def excesses(keys: PatternKeys, cells: Cells, lev: IntArray, free_t: NDArray[np.bool_],
@@ -275,7 +284,7 @@ def excesses(keys: PatternKeys, cells: Cells, lev: IntArray, free_t: NDArray[np.
     for s, cell, cb, nb in level_buckets(keys, cells, lev, free_t, last, width):
         e = charge[cell] - s
         _, pb, top = _pairs(cb, cells.u[cell], e, r)
-        yield cell, cb, _excess(cb, cells.n[cell], e, pb, top, nb, q)
+        yield cell, cb, distinct_excess(cb, cells.n[cell], e, pb, top, nb, q)
 
 
 def satisfied(keys: PatternKeys, cells: Cells, lev: IntArray, free_t: NDArray[np.bool_],

@@ -128,17 +128,18 @@ def widened_bound(cells: Cells, charge: NDArray[np.float64], bound: int, lev: In
         return after, passed[-1]
 
     def restricted(on: Cells, width: IntArray, check: Check) -> int | None:
-        lp = build(max_nonzeros or MAX_NONZEROS, on, width=width)
+        lp = build(MAX_NONZEROS if max_nonzeros is None else max_nonzeros, on, width=width)
         if lp is None:
             return None
         return settle(lp, on, partial(_glop, Work(RESTRICTED_WORK)), report,
                       f"{what} (restricted, widened)", check)
 
     def widened(on: Cells, width: IntArray, check: Check, large: bool) -> int | None:
-        small = simplex(max_nonzeros or SIMPLEX_MAX_NONZEROS, on, width, check)
+        small = simplex(SIMPLEX_MAX_NONZEROS if max_nonzeros is None else max_nonzeros, on,
+                        width, check)
         if small != OVER or not large:
             return None if small == OVER else small
-        return pdlp(max_nonzeros or MAX_NONZEROS, on, width, check)
+        return pdlp(MAX_NONZEROS if max_nonzeros is None else max_nonzeros, on, width, check)
 
     grow = grown(charge)
     if not grow.any():

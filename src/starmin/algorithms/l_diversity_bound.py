@@ -34,6 +34,12 @@ at least one star.
   positive charges plus its ``q`` most charged values must be payable. Within its work
   limits only.
 
+- ``entropy_charges``: for entropy l-diversity, the charge LP of
+  :mod:`.entropy_charge_bound`: an entropy l-diverse class holding exactly ``l`` values holds
+  them equally often, so every bucket meets the frequency LP's condition for ``l`` and the
+  distinct LP's for ``l + 1``. At least the distinct LP's optimum. Within its work limits
+  only.
+
 - ``l_value_flow``: for frequency l-diversity, ``l`` times the stars the rows of one value
   carry at least, bounded per star level by a maximum flow into buckets of capacity ``min(c_u,
   h*)`` (:mod:`.l_frequency_flow`); at least the ``l * h(R1)`` term weighed by levels for that
@@ -58,6 +64,7 @@ from starmin.algorithms.approx.tp_phases import phase_one_heights
 from starmin.algorithms.base import Progress
 from starmin.algorithms.distinct_charge_bound import distinct_charge_bound
 from starmin.algorithms.diversity_levels import last_level, levels
+from starmin.algorithms.entropy_charge_bound import entropy_charge_bound
 from starmin.algorithms.l_charge_bound import frequency_charge_bound
 from starmin.algorithms.l_frequency_flow import heaviest_value, value_flow_bound
 from starmin.data.rowtypes import RowTypes
@@ -139,6 +146,7 @@ def diversity_lower_bounds(rt: RowTypes, parts: list[PrivacyModel],
     ls = {int(p.l) for p in parts if isinstance(p, LDiversity)}
     memo: dict[tuple[int, int], NDArray[np.int64]] = {}
     charged: set[int] = set()  # the q of the distinct charge LPs run
+    entropic: set[int] = set()  # the l of the entropy charge LPs run
     last = last_level(rt.m, rt.t_in)
 
     def lev(a: int, q: int) -> NDArray[np.int64]:
@@ -161,6 +169,11 @@ def diversity_lower_bounds(rt: RowTypes, parts: list[PrivacyModel],
             _keep_best(out, "distinct_charges",
                        [distinct_charge_bound(rt.codes, h, q, lev(a, q), last, progress)
                         for a, h in enumerate(histograms)])
+        if charges and isinstance(part, EntropyLDiversity) and int(part.l) not in entropic:
+            entropic.add(int(part.l))
+            _keep_best(out, "entropy_charges",
+                       [entropy_charge_bound(rt.codes, h, int(part.l), last, progress)
+                        for h in histograms])
         if isinstance(part, LDiversity):
             l = int(part.l)
             v = max(frequency_tuple_bound(h, l, lev(a, l)) for a, h in enumerate(histograms))
