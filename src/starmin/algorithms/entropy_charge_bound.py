@@ -43,7 +43,7 @@ and repaired (:mod:`.charge_pdlp`, within its work limit and :data:`MAX_NONZEROS
 answer is checked from scratch on the grid-rounded charges (every constrained bucket's two
 sums) and a failing check gives no bound.
 
-Measured (ARX adult, 8 QIs, occupation; 2026-11-27 23:25 UTC, two threads): l = 2 / 3 / 4 /
+Measured (ARX adult, 8 QIs, occupation; 2026-11-27 23:08 UTC, two threads): l = 2 / 3 / 4 /
 5 12,581 / 18,451 / 22,929 / 26,742 against the distinct LP's 11,619 / 17,332 / 21,477 /
 25,205 (+8.3 / +6.5 / +6.8 / +6.1 %), in 2.3 / 4.1 / 5.2 / 6.4 CPU s (1.8-4.6 s wall); the
 first 2,000 rows, l = 2 / 3: 1,864 / 2,572 against 1,767 / 2,445. On 179 small random tables

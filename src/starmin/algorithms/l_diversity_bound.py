@@ -37,8 +37,9 @@ at least one star.
 - ``entropy_charges``: for entropy l-diversity, the charge LP of
   :mod:`.entropy_charge_bound`: an entropy l-diverse class holding exactly ``l`` values holds
   them equally often, so every bucket meets the frequency LP's condition for ``l`` and the
-  distinct LP's for ``l + 1``. At least the distinct LP's optimum. Within its work limits
-  only.
+  distinct LP's for ``l + 1``. At least the distinct LP's optimum, so where it gives a bound
+  (on every sensitive column) the distinct LP for ``q = l`` is not run for that part. Within
+  its work limits only.
 
 - ``l_value_flow``: for frequency l-diversity, ``l`` times the stars the rows of one value
   carry at least, bounded per star level by a maximum flow into buckets of capacity ``min(c_u,
@@ -164,16 +165,17 @@ def diversity_lower_bounds(rt: RowTypes, parts: list[PrivacyModel],
         if q > 1:
             v = max(few_values_bound(h, q, lev(a, q)) for a, h in enumerate(histograms))
             out["distinct_values"] = max(out.get("distinct_values", 0), v)
+        if charges and isinstance(part, EntropyLDiversity) and q not in entropic:
+            entropic.add(q)
+            found = [entropy_charge_bound(rt.codes, h, q, last, progress) for h in histograms]
+            _keep_best(out, "entropy_charges", found)
+            if all(b is not None for b in found):  # at least the distinct LP's optimum
+                charged.add(q)
         if q > 1 and charges and not isinstance(part, LDiversity) and q not in charged:
             charged.add(q)
             _keep_best(out, "distinct_charges",
                        [distinct_charge_bound(rt.codes, h, q, lev(a, q), last, progress)
                         for a, h in enumerate(histograms)])
-        if charges and isinstance(part, EntropyLDiversity) and int(part.l) not in entropic:
-            entropic.add(int(part.l))
-            _keep_best(out, "entropy_charges",
-                       [entropy_charge_bound(rt.codes, h, int(part.l), last, progress)
-                        for h in histograms])
         if isinstance(part, LDiversity):
             l = int(part.l)
             v = max(frequency_tuple_bound(h, l, lev(a, l)) for a, h in enumerate(histograms))
