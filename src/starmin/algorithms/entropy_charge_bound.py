@@ -46,8 +46,9 @@ sums) and a failing check gives no bound.
 Measured (ARX adult, 8 QIs, occupation; 2026-11-27 23:08 UTC, two threads): l = 2 / 3 / 4 /
 5 12,581 / 18,451 / 22,929 / 26,742 against the distinct LP's 11,619 / 17,332 / 21,477 /
 25,205 (+8.3 / +6.5 / +6.8 / +6.1 %), in 2.3 / 4.1 / 5.2 / 6.4 CPU s (1.8-4.6 s wall); the
-first 2,000 rows, l = 2 / 3: 1,864 / 2,572 against 1,767 / 2,445. On 179 small random tables
+first 2,000 rows, l = 2 / 3: 1,866 / 2,572 against 1,767 / 2,445. On 179 small random tables
 (brute force, l = 2 and 3) never above the optimum and above the distinct LP on 147.
+``bench/entropy_charges.py`` measures it against the distinct LP (docs/algorithms/lower-bounds.md).
 
 References: Machanavajjhala et al., TKDD 2007, Sec. 4 (entropy l-diversity); X. Xiao, K. Yi
 and Y. Tao, EDBT 2010, Definition 2 (frequency l-diversity).
@@ -87,7 +88,8 @@ MAX_NONZEROS = 1_500_000
 """The LP is not built beyond this many nonzeros (adult, 8 QIs, occupation: 859,000 /
 1,147,000 / 1,419,000 for l = 3 / 4 / 5; PDLP within its work limit: at 1.6 million, a
 uniform random table of 8,000 rows, 10 QIs of 3 values, l = 4, stopped PDLP after 368
-iterations and gave no bound)."""
+iterations and spent 14 CPU s on it and its two repairs (the second, from a lower point,
+often gives the bound when the first stops: 5,000 x 7 x 5 and 6,000 x 5 x 8, l = 4)."""
 
 
 def entropy_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.integer], l: int,
@@ -124,18 +126,7 @@ def entropy_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.integ
     limit = MAX_NONZEROS if max_nonzeros is None else max_nonzeros
     return first_order_bound(cells, partial(_in_limit, build, limit),
                              partial(excesses, keys, cells, lev, free_t, last, l, r), check,
-                             partial(_repair, Work()), report, f"{what} by PDLP", max_pdlp_work)
-
-
-def _repair(work: Work, lp: Program, weights: NDArray[np.float64], progress: Progress,
-            what: str) -> NDArray[np.float64] | None:
-    """The repair LP by Glop within ``work``; nothing once a repair reached that limit (the
-    retry from a lower point would cost as much again: a uniform random table of 8,000 rows,
-    10 QIs of 3 values, l = 4, spent 14 CPU s on PDLP and two stopped repairs)."""
-    if work.stopped:
-        progress(f"bounds: {what}: not tried (a repair reached its work limit)")
-        return None
-    return _glop(work, lp, weights, progress, what)
+                             partial(_glop, Work()), report, f"{what} by PDLP", max_pdlp_work)
 
 
 def _in_limit(build: partial[Program | None], limit: int, cells: Cells,
