@@ -30,7 +30,7 @@ import polars as pl
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from auto_budget import random_table
 from portfolio import ADULT, QI8, SA
-from results_file import write_json
+from results_file import change, shown, write_json
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "bench" / "results" / "charge_widening.json"
@@ -105,19 +105,14 @@ def table(rows: list[dict[str, Any]]) -> str:
     head = ("| table | kind | l / q | row types | bound, boxes L + 1 | CPU s | widened | CPU s "
             "| wall s | change | LP core optimum |\n"
             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-
-    def shown(b: int | None) -> str:
-        return "none" if b is None else f"{b:,}"
-
     lines = [head]
     for r in rows:
         p, w = r["plain"]["bound"], r["widened"]["bound"]
-        change = f"{100 * (w - p) / p:+.1f} %" if p and w else "-"
         opt = r.get("lp_optimum")
         lines.append(
             f"| {r['table']} | {r['kind']} | {r['l']} | {r['t_in']:,} | {shown(p)} | "
             f"{r['plain']['cpu_s']} "
-            f"| {shown(w)} | {r['widened']['cpu_s']} | {r['widened']['wall_s']} | {change} | "
+            f"| {shown(w)} | {r['widened']['cpu_s']} | {r['widened']['wall_s']} | {change(w, p)} | "
             f"{shown(opt['bound']) if opt and opt['complete'] else '-'} |")
     return "\n".join(lines)
 

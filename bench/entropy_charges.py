@@ -23,7 +23,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from charge_widening import TABLES, row_types
-from results_file import write_json
+from results_file import change, shown, write_json
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "bench" / "results" / "entropy_charges.json"
@@ -64,17 +64,12 @@ def run(name: str, ls: list[int]) -> list[dict[str, Any]]:
 def table(rows: list[dict[str, Any]]) -> str:
     head = ("| table | l | row types | entropy_charges | CPU s | wall s | distinct LP (q = l) | "
             "CPU s | change |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-
-    def shown(b: int | None) -> str:
-        return "none" if b is None else f"{b:,}"
-
     lines = [head]
     for r in rows:
         e, d = r["entropy"]["bound"], r["distinct"]["bound"]
-        change = f"{100 * (e - d) / d:+.1f} %" if e and d else "-"
         lines.append(f"| {r['table']} | {r['l']} | {r['t_in']:,} | {shown(e)} | "
                      f"{r['entropy']['cpu_s']} | {r['entropy']['wall_s']} | {shown(d)} | "
-                     f"{r['distinct']['cpu_s']} | {change} |")
+                     f"{r['distinct']['cpu_s']} | {change(e, d)} |")
     return "\n".join(lines)
 
 

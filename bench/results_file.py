@@ -29,3 +29,13 @@ def merged_runs(path: Path, results: dict[str, Any], *keys: str) -> dict[str, An
     base.setdefault("updates", []).append(
         {"runs": list(results["runs"]), **{k: results[k] for k in keys}})
     return base
+
+
+def shown(bound: int | None) -> str:
+    """A bound for a markdown table: ``none`` or the number with thousands separators."""
+    return "none" if bound is None else f"{bound:,}"
+
+
+def change(new: int | None, old: int | None) -> str:
+    """``new`` against ``old`` in percent for a markdown table, ``-`` when either is missing."""
+    return f"{100 * (new - old) / old:+.1f} %" if new and old else "-"

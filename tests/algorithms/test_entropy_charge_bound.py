@@ -23,21 +23,9 @@ from starmin.algorithms.entropy_charge_bound import entropy_charge_bound
 from starmin.algorithms.exact import brute_force
 from starmin.algorithms.l_diversity_bound import diversity_lower_bounds
 from starmin.api import lower_bounds
-from starmin.errors import Infeasible
 from starmin.models import DistinctLDiversity, EntropyLDiversity, LDiversity
 from tests.helpers.solver import shifted
-from tests.helpers.tables import from_rows
-
-
-def _table(seed: int, l: int) -> starmin.RowTypes:
-    """6-12 rows, 2-3 QIs of 2-3 values, ``l`` to ``l + 2`` sensitive values, value 0
-    frequent."""
-    rng = np.random.default_rng(seed)
-    n, m, s = int(rng.integers(6, 13)), int(rng.integers(2, 4)), int(rng.integers(l, l + 3))
-    X = rng.integers(0, int(rng.integers(2, 4)), size=(n, m))
-    sa = np.where(rng.random(n) < 0.3, 0, rng.integers(0, s, size=n))
-    sa[:l] = np.arange(l)
-    return starmin.RowTypes.from_arrays(X, sa)
+from tests.helpers.tables import from_rows, solved_tables
 
 
 def _histogram(rt: starmin.RowTypes) -> np.ndarray:
@@ -52,14 +40,7 @@ def _bound(rt: starmin.RowTypes, l: int, **options: object) -> int | None:
 @functools.cache
 def _solved(l: int) -> list[tuple[int, starmin.RowTypes, int]]:
     """The feasible tables of seeds 0..149 with their brute-force optimum."""
-    out = []
-    for seed in range(150):
-        rt = _table(seed, l)
-        try:
-            out.append((seed, rt, int(brute_force.solve(rt, EntropyLDiversity(l)).stars)))
-        except Infeasible:
-            continue
-    return out
+    return solved_tables(EntropyLDiversity(l), l, 150)
 
 
 @pytest.mark.parametrize("l", [2, 3])

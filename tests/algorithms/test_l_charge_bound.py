@@ -23,21 +23,9 @@ from starmin.algorithms.exact import brute_force
 from starmin.algorithms.l_charge_bound import frequency_charge_bound
 from starmin.algorithms.l_diversity_bound import diversity_lower_bounds, leaving_rows
 from starmin.api import lower_bounds
-from starmin.errors import Infeasible
 from starmin.models import AllOf, DistinctLDiversity, KAnonymity, LDiversity
 from tests.helpers.solver import shifted
-from tests.helpers.tables import from_rows
-
-
-def _table(seed: int, l: int) -> starmin.RowTypes:
-    """6-12 rows, 2-3 QIs of 2-3 values, ``l`` to ``l + 2`` sensitive values, value 0
-    frequent (so that some row types are not l-eligible)."""
-    rng = np.random.default_rng(seed)
-    n, m, s = int(rng.integers(6, 13)), int(rng.integers(2, 4)), int(rng.integers(l, l + 3))
-    X = rng.integers(0, int(rng.integers(2, 4)), size=(n, m))
-    sa = np.where(rng.random(n) < 0.3, 0, rng.integers(0, s, size=n))
-    sa[:l] = np.arange(l)
-    return starmin.RowTypes.from_arrays(X, sa)
+from tests.helpers.tables import frequent_zero_table, from_rows, solved_tables
 
 
 def _bound(rt: starmin.RowTypes, l: int, **options: Any) -> int | None:
@@ -52,14 +40,7 @@ def _bound(rt: starmin.RowTypes, l: int, **options: Any) -> int | None:
 @functools.cache
 def _solved(l: int) -> list[tuple[int, starmin.RowTypes, int]]:
     """The feasible tables of seeds 0..119 with their brute-force optimum."""
-    out = []
-    for seed in range(120):
-        rt = _table(seed, l)
-        try:
-            out.append((seed, rt, int(brute_force.solve(rt, LDiversity(l)).stars)))
-        except Infeasible:
-            continue
-    return out
+    return solved_tables(LDiversity(l), l, 120)
 
 
 @pytest.mark.parametrize("l", [2, 3])
@@ -118,7 +99,7 @@ def test_bucket_generation_is_a_bound_near_its_lp(l: int, stage: str, lp: str) -
 def test_over_the_limit_the_smaller_lp_is_tried() -> None:
     # a table where the smaller LP gives less: as the nonzero limit rises, the bound goes
     # from none to the smaller LP's to the full LP's
-    rt = next(t for t in (_table(seed, 2) for seed in range(120))
+    rt = next(t for t in (frequent_zero_table(seed, 2) for seed in range(120))
               if (f := _bound(t, 2, stages=("smaller",))) is not None
               and f < (_bound(t, 2, stages=("full",)) or 0))
     full, fixed = _bound(rt, 2, stages=("full",)), _bound(rt, 2, stages=("smaller",))
@@ -184,7 +165,7 @@ def test_the_check_rejects_raised_charges(monkeypatch: pytest.MonkeyPatch) -> No
 
 
 def test_work_limits_give_no_bound() -> None:
-    rt = _table(149, 2)
+    rt = frequent_zero_table(149, 2)
     assert _bound(rt, 2) is not None
     assert _bound(rt, 2, max_nonzeros=5) is None
     assert _bound(rt, 2, max_iterations=0, stages=("full", "smaller")) is None

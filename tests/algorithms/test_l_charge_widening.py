@@ -31,7 +31,8 @@ from starmin.algorithms.l_diversity_bound import leaving_rows
 from starmin.algorithms.lp import lp_rounding, milp_exact
 from starmin.algorithms.lp.colgen import column_generation
 from starmin.models import DistinctLDiversity, LDiversity
-from tests.algorithms.test_l_charge_bound import _bound, _table
+from tests.algorithms.test_l_charge_bound import _bound
+from tests.helpers.tables import frequent_zero_table
 
 
 def _medium(seed: int, l: int) -> starmin.RowTypes:
@@ -80,7 +81,7 @@ def test_widened_between_the_plain_bound_and_the_lp_optimum(l: int) -> None:
 def test_a_small_table_where_widening_reaches_the_optimum() -> None:
     """Seed 66 of ``test_l_charge_bound``'s tables, l = 3: the plain charge LP gives 29, one
     widening round 30, brute force's optimum."""
-    rt = _table(66, 3)
+    rt = frequent_zero_table(66, 3)
     optimum = int(brute_force.solve(rt, LDiversity(3)).stars)
     assert (_bound(rt, 3, widen=0), _bound(rt, 3), optimum) == (29, 30, 30)
 

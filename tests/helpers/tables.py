@@ -12,6 +12,9 @@ API (all deterministic given ``seed``):
   value codes) permuted at random; the optimum is invariant under it.
 - :func:`two_sensitive_table` -- a random table with two sensitive columns (keys = pairs).
 - :func:`satisfies` -- every released class of a plan satisfies a model.
+- :func:`frequent_zero_table` / :func:`solved_tables` -- the small diversity tables of the
+  charge LP tests (value 0 frequent, so some row types must leave) and the feasible ones
+  among seeds with their brute-force optimum.
 """
 
 from __future__ import annotations
@@ -100,3 +103,32 @@ def two_sensitive_table(seed: int, n: int, m: int = 2, values: int = 2,
     domains = tuple(tuple(range(values)) for _ in range(m))
     return RowTypes(tuple(f"q{c}" for c in range(m)), types.astype(np.int32), counts, domains,
                     ("A", "B"), keys.astype(np.int32), (tuple(range(s[0])), tuple(range(s[1]))))
+
+
+def frequent_zero_table(seed: int, l: int) -> RowTypes:
+    """6-12 rows, 2-3 QIs of 2-3 values, ``l`` to ``l + 2`` sensitive values, value 0
+    frequent (so that some row types are not l-eligible); the first ``l`` rows hold values
+    ``0 .. l - 1``."""
+    rng = np.random.default_rng(seed)
+    n, m, s = int(rng.integers(6, 13)), int(rng.integers(2, 4)), int(rng.integers(l, l + 3))
+    X = rng.integers(0, int(rng.integers(2, 4)), size=(n, m))
+    sa = np.where(rng.random(n) < 0.3, 0, rng.integers(0, s, size=n))
+    sa[:l] = np.arange(l)
+    return RowTypes.from_arrays(X, sa)
+
+
+def solved_tables(model: PrivacyModel, l: int, seeds: int
+                  ) -> list[tuple[int, RowTypes, int]]:
+    """``(seed, table, optimum)`` for the seeds ``0 .. seeds - 1`` whose
+    :func:`frequent_zero_table` ``model`` can release, by brute force."""
+    from starmin.algorithms.exact import brute_force
+    from starmin.errors import Infeasible
+
+    out = []
+    for seed in range(seeds):
+        rt = frequent_zero_table(seed, l)
+        try:
+            out.append((seed, rt, int(brute_force.solve(rt, model).stars)))
+        except Infeasible:
+            continue
+    return out
