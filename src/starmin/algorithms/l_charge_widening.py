@@ -1,7 +1,8 @@
-"""Widening the frequency charge LP's boxes where its charges reach them.
+"""Widening the charge LPs' boxes where their charges reach them (frequency and distinct).
 
-Guarantee: **bound** -- the value returned is <= the optimum of the frequency l-diverse
-release (the claim of :mod:`.l_charge_bound` holds for any upper ends, checked from scratch).
+Guarantee: **bound** -- the value returned is <= the optimum of the model the caller's LP
+bounds (the claims of :mod:`.l_charge_bound` and :mod:`.distinct_charge_bound` hold for any
+upper ends, below; every answer is checked from scratch).
 
 :mod:`.l_charge_bound` keeps each free charge within ``[-(L(v) + 1), L(v) + 1]``, so only the
 buckets of ``s = L(v)`` stars hold a cell that can fail. That box is a restriction of the LP
@@ -12,12 +13,13 @@ full charge LP gives 2,615 with upper ends ``L + 1``, 2,666 with ``L + 2`` and 2
 HiGHS's dual simplex; ``L + 2`` for all made the LP 6.5x larger).
 
 **Claim.** With the upper end of row type ``v`` at ``L(v) + w(v)`` (``w >= 1``), the claim
-of :mod:`.l_charge_bound` holds when every bucket of ``s`` stars holding a cell of a row type
-with ``L(v) <= s < L(v) + w(v)`` satisfies it. *Proof.* That claim needs the condition in
-every bucket holding ``>= l`` values. A bucket of ``s < L(v)`` stars holding ``v`` holds
-fewer than ``l`` values (the levels' definition), and in a bucket of ``s >= L(v) + w(v)``
-stars every charge of ``v`` is at most ``s``: a bucket where no charge exceeds ``s`` has every
-``W(B, u) <= 0``. So only the listed buckets can fail. ∎
+of :mod:`.l_charge_bound` (and of :mod:`.distinct_charge_bound`) holds when every bucket of
+``s`` stars holding a cell of a row type with ``L(v) <= s < L(v) + w(v)`` satisfies its
+condition. *Proof.* Those claims need the condition in every bucket holding ``>= l`` (``q``)
+values. A bucket of ``s < L(v)`` stars holding ``v`` holds fewer (the levels' definition),
+and in a bucket of ``s >= L(v) + w(v)`` stars every charge of ``v`` is at most ``s``: a
+bucket where no charge exceeds ``s`` has every ``W(B, u) <= 0`` and ``P(B) = 0``, so it
+satisfies both conditions. So only the listed buckets can fail. ∎
 
 **Steps.** Widening every row type multiplies the LP (and PDLP's time with it); only the
 row types whose charges reach their upper end gain from it, and on many tables nothing does.
@@ -64,7 +66,7 @@ from starmin.algorithms.charge_lp import Cells, Program, Work, settle, solve_glo
 from starmin.algorithms.heuristic.pattern_keys import IntArray
 
 ROUNDS = 2
-"""Widening rounds at most (module docstring)."""
+"""Widened LPs at most (step 3 of the module docstring); the callers' ``widen`` default."""
 MAX_NONZEROS = 400_000
 """A widened LP is not built beyond this many nonzeros (ARX adult, l = 3: the first round's
 LP needs 1.14 million, and PDLP took 11 s of wall clock for it)."""
