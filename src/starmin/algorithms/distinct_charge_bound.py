@@ -179,8 +179,8 @@ def distinct_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.inte
                 "pdlp": "distinct charge LP by PDLP"}[stage]
         passed: list[NDArray[np.float64]] = []  # the charges each passing check saw
         common = (keys, lev, free_t, last, q, r, solver, max_pdlp_work, report, what)
-        bound = _stage(stage, *common, limit, cells, None, partial(recording, partial(
-            satisfied, keys, cells, lev, free_t, last, q, r), passed))
+        checked = partial(satisfied, keys, cells, lev, free_t, last, q, r)
+        bound = _stage(stage, *common, limit, cells, None, partial(recording, checked, passed))
         if bound == OVER:
             continue
         if bound is not None:
@@ -189,7 +189,7 @@ def distinct_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.inte
                     cells, passed[-1], bound, lev, free_t, keys.m,
                     partial(_build, keys, lev, free_t, last, q, r),
                     partial(_stage, "full", *common), partial(_stage, "pdlp", *common),
-                    partial(satisfied, keys, cells, lev, free_t, last, q, r), report, what,
+                    checked, report, what,
                     max_nonzeros=max_nonzeros, rounds=widen)
             return bound
     return None

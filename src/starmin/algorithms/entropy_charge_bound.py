@@ -124,14 +124,9 @@ def entropy_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.integ
     if lp is not None:
         return settle(lp, cells, partial(_highs, MAX_ITERATIONS), report, what, check)
     limit = MAX_NONZEROS if max_nonzeros is None else max_nonzeros
-    return first_order_bound(cells, partial(_in_limit, build, limit),
+    return first_order_bound(cells, partial(build, limit),
                              partial(excesses, keys, cells, lev, free_t, last, l, r), check,
                              partial(_glop, Work()), report, f"{what} by PDLP", max_pdlp_work)
-
-
-def _in_limit(build: partial[Program | None], limit: int, cells: Cells,
-              chosen: Chosen | None = None) -> Program | None:
-    return build(limit, cells, chosen)
 
 
 def _build(keys: PatternKeys, lev: IntArray, free_t: NDArray[np.bool_], last: int, l: int,

@@ -201,15 +201,15 @@ def frequency_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.int
         passed: list[NDArray[np.float64]] = []  # the charges each passing check saw
         what = f"l charge LP{_WHAT[stage]}"
         common = (keys, lev, free_t, last, l, r, solver, partial(_glop, work), report, what)
-        bound = _stage(stage, *common, limit, cells, None, partial(recording, partial(
-            satisfied, keys, cells, lev, free_t, last, l, r), passed))
+        checked = partial(satisfied, keys, cells, lev, free_t, last, l, r)
+        bound = _stage(stage, *common, limit, cells, None, partial(recording, checked, passed))
         if bound is not None and bound != OVER:
             if widen > 0 and passed:  # the upper ends widened where the charges reach them
                 bound = widened_bound(
                     cells, passed[-1], bound, lev, free_t, keys.m,
                     partial(_build, keys, lev, free_t, last, l, r),
                     partial(_stage, "full", *common), partial(_stage, "pdlp", *common),
-                    partial(satisfied, keys, cells, lev, free_t, last, l, r), report, what,
+                    checked, report, what,
                     max_nonzeros=max_nonzeros, rounds=widen)
             return bound
         if stage == "smaller" and bound is None:  # a smaller LP that is built gives the answer
