@@ -189,7 +189,7 @@ def distinct_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.inte
                     cells, passed[-1], bound, lev, free_t, keys.m,
                     partial(_build, keys, lev, free_t, last, q, r),
                     partial(_stage, "full", *common), partial(_stage, "pdlp", *common),
-                    checked, report, what,
+                    checked, _glop, report, what,
                     max_nonzeros=max_nonzeros, rounds=widen)
             return bound
     return None

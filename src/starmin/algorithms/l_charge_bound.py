@@ -209,7 +209,7 @@ def frequency_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.int
                     cells, passed[-1], bound, lev, free_t, keys.m,
                     partial(_build, keys, lev, free_t, last, l, r),
                     partial(_stage, "full", *common), partial(_stage, "pdlp", *common),
-                    checked, report, what,
+                    checked, _glop, report, what,
                     max_nonzeros=max_nonzeros, rounds=widen)
             return bound
         if stage == "smaller" and bound is None:  # a smaller LP that is built gives the answer

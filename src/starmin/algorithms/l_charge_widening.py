@@ -62,7 +62,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from starmin.algorithms.base import Progress
-from starmin.algorithms.charge_lp import Cells, Program, Work, settle, solve_glop
+from starmin.algorithms.charge_lp import Cells, Program, Work, settle
 from starmin.algorithms.heuristic.pattern_keys import IntArray
 
 ROUNDS = 2
@@ -100,15 +100,17 @@ of ``width`` within ``limit`` nonzeros, settled with ``check``: the bound, ``Non
 
 def widened_bound(cells: Cells, charge: NDArray[np.float64], bound: int, lev: IntArray,
                   free_t: NDArray[np.bool_], m: int, build: Build, simplex: Stage,
-                  pdlp: Stage, checked: Checked, report: Progress, what: str, *,
-                  max_nonzeros: int | None = None, rounds: int = ROUNDS) -> int:
+                  pdlp: Stage, checked: Checked, glop: Callable[..., NDArray[np.float64] | None],
+                  report: Progress, what: str, *, max_nonzeros: int | None = None,
+                  rounds: int = ROUNDS) -> int:
     """The bound after the steps of the module docstring from ``charge`` (one per cell of
     ``cells``, checked with every upper end at ``L + 1``, giving ``bound``): at least
     ``bound``. ``lev``/``free_t``: the row types' levels and which have free charges; ``m``
     the QI columns (no upper end beyond ``m`` stars). ``simplex`` (within
     :data:`SIMPLEX_MAX_NONZEROS`) and ``pdlp`` (within :data:`MAX_NONZEROS`) solve the widened
-    LPs, ``build`` the restricted one (within :data:`MAX_NONZEROS`); ``max_nonzeros``
-    replaces all three limits."""
+    LPs, ``build`` the restricted one (within :data:`MAX_NONZEROS`; the caller's Glop solver
+    ``glop(work, lp, weights, progress, what)`` solves it within :data:`RESTRICTED_WORK`);
+    ``max_nonzeros`` replaces all three limits."""
     f = cells.free
     width = np.ones(len(lev), dtype=np.int64)
     start = bound
@@ -133,7 +135,7 @@ def widened_bound(cells: Cells, charge: NDArray[np.float64], bound: int, lev: In
         lp = build(MAX_NONZEROS if max_nonzeros is None else max_nonzeros, on, width=width)
         if lp is None:
             return None
-        return settle(lp, on, partial(_glop, Work(RESTRICTED_WORK)), report,
+        return settle(lp, on, partial(glop, Work(RESTRICTED_WORK)), report,
                       f"{what} (restricted, widened)", check)
 
     def widened(on: Cells, width: IntArray, check: Check, large: bool) -> int | None:
@@ -178,8 +180,3 @@ def recording(check: Check, passed: list[NDArray[np.float64]], charge: NDArray[n
     if ok:
         passed.append(charge)
     return ok
-
-
-def _glop(work: Work, lp: Program, weights: NDArray[np.float64], progress: Progress,
-          what: str) -> NDArray[np.float64] | None:
-    return solve_glop(lp, weights, work, progress, what)
