@@ -100,8 +100,10 @@ def test_rows_sharing_a_small_bucket_pay_more_than_the_pattern_bound_says() -> N
     rt = _shared_buckets()
     model = TCloseness(0.05)
     b = t_closeness_lower_bounds(rt, model)
-    # the level-1 LP allows the same 4 rows: one 0 and one 1 per bucket
-    assert b == {"t-star-free": 8, "t-pattern": 10, "t-level-flow": 12, "t-level-lp": 12}
+    # the level-1 LP allows the same 4 rows: one 0 and one 1 per bucket; the charge LP
+    # (t_charge_bound) reaches the optimum too
+    assert b == {"t-star-free": 8, "t-pattern": 10, "t-level-flow": 12, "t-level-lp": 12,
+                 "t-charges": 12}
     assert brute_force.solve(rt, model).stars == 12
 
 

@@ -96,6 +96,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
+from functools import partial
 from typing import NamedTuple
 
 import numpy as np
@@ -104,6 +105,7 @@ from numpy.typing import NDArray
 from starmin.algorithms._progress import Meter
 from starmin.algorithms.base import Progress, silent
 from starmin.algorithms.heuristic.pattern_keys import PatternKeys, masks_of_level
+from starmin.algorithms.t_charge_bound import extra_rows, t_charge_bound
 from starmin.algorithms.t_class_size import (
     cuts_of,
     largest_close_sizes,
@@ -135,12 +137,15 @@ MAX_PATTERNS = 4096
 def t_closeness_lower_bounds(rt: RowTypes, model: TCloseness, *, k: int = 1,
                              max_patterns: int = MAX_PATTERNS,
                              max_arcs: int = MAX_FLOW_ARCS, level_lp: bool = True,
+                             charges: bool = True,
                              progress: Progress | None = None) -> dict[str, int]:
     """``{"t-star-free", "t-pattern", "t-level-flow"}`` lower bounds (module doc;
     :mod:`starmin.algorithms.t_level_flow`), each the largest over the sensitive columns,
     and ``"t-level-lp"`` where the level-1 LP of :mod:`starmin.algorithms.t_level_lp` ran
     (``level_lp``; the equal distance and matrices, within its nonzero limit): the level
-    flow bound with its level-1 term tightened. ``k``: a class size every class must reach
+    flow bound with its level-1 term tightened, and ``"t-charges"`` where the charge LP of
+    :mod:`starmin.algorithms.t_charge_bound` gave a bound (``charges``; the equal distance
+    and matrices, within its work limits). ``k``: a class size every class must reach
     as well (the model the t-closeness is part of implies it; 1 for t-closeness alone).
     ``max_arcs``: the level flow's arcs per level."""
     say = progress or silent
@@ -158,8 +163,8 @@ def t_closeness_lower_bounds(rt: RowTypes, model: TCloseness, *, k: int = 1,
         need = n - free  # rows with >= 1 star
         out["t-star-free"] = max(out["t-star-free"], int(need.sum()))
         if need.any():
-            lev, flows = _levels(keys, hist, o, free, col.cut, need > 0, k, max_patterns,
-                                 max_arcs, say)
+            lev, flows, last = _levels(keys, hist, o, free, col.cut, need > 0, k,
+                                       max_patterns, max_arcs, say)
             out["t-pattern"] = max(out["t-pattern"], int((need * lev).sum()))
             flow = level_flow_bound(int(n.sum()), [int(free.sum()), *flows])
             out["t-level-flow"] = max(out["t-level-flow"], flow)
@@ -171,6 +176,14 @@ def t_closeness_lower_bounds(rt: RowTypes, model: TCloseness, *, k: int = 1,
                     lp = level_flow_bound(int(n.sum()),
                                           [int(free.sum()), min(flows[0], u1), *flows[1:]])
                     out["t-level-lp"] = max(out.get("t-level-lp", 0), lp)
+            if charges and col.cut.items is None:
+                exact = (model.t_exact if isinstance(model.distance, EqualDistance)
+                         else col.cut.tau)
+                b = t_charge_bound(keys, hist, o, extra_rows(exact, int(n.sum())), lev, last,
+                                   need, free > 0, partial(_holds, o, col.cut, k), say)
+                if b is not None:
+                    say(f"bounds: t charge LP: {b} stars")
+                    out["t-charges"] = max(out.get("t-charges", 0), b)
     return out
 
 
@@ -240,7 +253,8 @@ def _columns(rt: RowTypes, model: TCloseness) -> Iterator[_Column]:
 
 def _levels(keys: PatternKeys, hist: IntArray, o: IntArray, free: IntArray,
             cut: _Cut, open_mask: NDArray[np.bool_], k: int,
-            max_patterns: int, max_arcs: int, say: Progress) -> tuple[IntArray, list[int]]:
+            max_patterns: int, max_arcs: int, say: Progress
+            ) -> tuple[IntArray, list[int], int]:
     """``(t_in,)`` levels ``L_i`` (module doc) of the row types ``open_mask`` (1 elsewhere),
     and the level flows ``F_1, F_2, ...`` (:mod:`starmin.algorithms.t_level_flow`), from one
     enumeration of the patterns: a bucket's capacity is its largest close size when that
@@ -251,7 +265,8 @@ def _levels(keys: PatternKeys, hist: IntArray, o: IntArray, free: IntArray,
     ``max_patterns``. Only the buckets of open row types are tested, and while the flow runs
     those of the row types not yet routed whole in the level (:class:`LevelFlow`); the others
     keep capacity 0, which changes neither result. ``free``: each row type's own capacity
-    (its largest close size where that reaches ``k``, else 0)."""
+    (its largest close size where that reaches ``k``, else 0). The third value is the last
+    level enumerated (the open row types past it have level ``last + 1``)."""
     t_in = len(hist)
     m = keys.m
     n = hist.sum(axis=1)
@@ -298,7 +313,7 @@ def _levels(keys: PatternKeys, hist: IntArray, o: IntArray, free: IntArray,
             say(f"bounds: t-closeness level flow {j}: at most {flows[-1]} of {N} rows with "
                 f"<= {j} stars{note}")
     lev[open_] = last + 1
-    return lev, flows
+    return lev, flows, last
 
 
 def _bucket_caps(inv: IntArray, hist: IntArray, n: IntArray, free: IntArray, o: IntArray,
@@ -327,6 +342,12 @@ def _bucket_caps(inv: IntArray, hist: IntArray, n: IntArray, free: IntArray, o: 
         z = _close_rows(counts.reshape(len(test), s).astype(np.int64), o, cut, k)
         cap[test] = np.where(z >= k, z, 0)
     return cap, size
+
+
+def _holds(o: IntArray, cut: _Cut, k: int, counts: IntArray) -> NDArray[np.bool_]:
+    """Whether buckets of these value ``counts`` can hold a t-close class of at least ``k``
+    rows (the test of the pattern bound's levels)."""
+    return _close_rows(counts, o, cut, k) >= k
 
 
 def _close_rows(c: IntArray, o: IntArray, cut: _Cut, k: int) -> IntArray:
