@@ -355,7 +355,6 @@ def top_constraints(lp: Program, var: IntArray, cells: Cells, s: int, l: int, ce
     ``(bucket, value)`` pair and each pair's bucket (:func:`_pairs`). Returns the rows of
     the ``<= rhs`` constraints and the needed buckets' numbers among them (``-1`` for the
     others), for callers that add terms there."""
-    f = cells.free
     renum = np.cumsum(need) - 1
     lam = lp.columns(int(need.sum()), -np.inf, np.inf)
     head = lp.constraints(rhs)                                  # l lambda + sum mu <= rhs
@@ -364,20 +363,32 @@ def top_constraints(lp: Program, var: IntArray, cells: Cells, s: int, l: int, ce
     mu = np.full(len(pb), -1, dtype=np.int64)
     mu[kept] = lp.columns(int(kept.sum()), 0.0, np.inf)
     lp.entries(head[renum[pb[kept]]], mu[kept], 1.0)
+    cell_rows(lp, var, cells, s, cell, cb, inv, pb, need, lam, mu)
+    return head, np.where(need, renum, -1)
+
+
+def cell_rows(lp: Program, var: IntArray, cells: Cells, s: int, cell: IntArray, cb: IntArray,
+              inv: IntArray, pb: IntArray, need: NDArray[np.bool_], lam: IntArray,
+              mu: IntArray) -> None:
+    """Add to ``lp`` the rows that make ``lambda_B + mu_(B, u)`` at least every ``a - s`` of
+    the ``need``-ed buckets' cells: ``a - lambda_B - mu_(B, u) <= s`` for each free cell
+    (``var`` its column), ``fixed - s - lambda_B - mu_(B, u) <= 0`` with each ``(B, u)``'s
+    largest fixed charge. ``lam``: the needed buckets' ``lambda`` columns (in their order),
+    ``mu``: each ``(bucket, value)`` pair's column; the rest as :func:`top_constraints`."""
+    renum = np.cumsum(need) - 1
     inside = need[cb]
-    own = inside & f[cell]
+    own = inside & cells.free[cell]
     row = lp.constraints(np.full(int(own.sum()), float(s)))    # a - lambda - mu <= s
     lp.entries(row, var[cell[own]], 1.0)
     lp.entries(row, lam[renum[cb[own]]], -1.0)
     lp.entries(row, mu[inv[own]], -1.0)
-    fixed = inside & ~f[cell]
+    fixed = inside & ~cells.free[cell]
     most = np.full(len(pb), -np.inf)
     np.maximum.at(most, inv[fixed], cells.hi[cell[fixed]])
     pg = np.nonzero(np.isfinite(most))[0]
     row = lp.constraints(s - most[pg])                         # fixed - s - lambda - mu <= 0
     lp.entries(row, lam[renum[pb[pg]]], -1.0)
     lp.entries(row, mu[pg], -1.0)
-    return head, np.where(need, renum, -1)
 
 
 def excesses(keys: PatternKeys, cells: Cells, lev: IntArray, free_t: NDArray[np.bool_],

@@ -89,6 +89,7 @@ from starmin.algorithms.l_charge_bound import (
     _cells,
     _glop,
     _highs,
+    cell_rows,
     charge_columns,
     level_buckets,
 )
@@ -203,7 +204,6 @@ def _build(blocks: Callable[[], Iterator[Block]], o: IntArray, extra: int,
     """The LP over the free charges and the buckets that fail with every charge at its upper
     end (those ``chosen`` among them, per block), or ``None`` past ``max_nonzeros``."""
     lp, var = charge_columns(cells)
-    f = cells.free
     q = o / float(o.sum())
     tau = extra / float(o.sum())
     for i, (s, cell, cb, nb) in enumerate(blocks()):
@@ -227,19 +227,7 @@ def _build(blocks: Callable[[], Iterator[Block]], o: IntArray, extra: int,
         row = lp.constraints(np.zeros(int(kept.sum())))  # sigma - theta <= 0
         lp.entries(row, sigma[kept], 1.0)
         lp.entries(row, theta[renum[pb[kept]]], -1.0)
-        inside = need[cb]
-        mine = inside & f[cell]
-        row = lp.constraints(np.full(int(mine.sum()), float(s)))  # a - lambda - sigma <= s
-        lp.entries(row, var[cell[mine]], 1.0)
-        lp.entries(row, lam[renum[cb[mine]]], -1.0)
-        lp.entries(row, sigma[inv[mine]], -1.0)
-        fixed = inside & ~f[cell]
-        most = np.full(len(pb), -np.inf)
-        np.maximum.at(most, inv[fixed], cells.hi[cell[fixed]])
-        pg = np.nonzero(np.isfinite(most))[0]
-        row = lp.constraints(s - most[pg])          # fixed - s - lambda - sigma <= 0
-        lp.entries(row, lam[renum[pb[pg]]], -1.0)
-        lp.entries(row, sigma[pg], -1.0)
+        cell_rows(lp, var, cells, s, cell, cb, inv, pb, need, lam, sigma)  # a - s <= l + sigma
         if lp.nnz > max_nonzeros:
             return None
     return lp
