@@ -96,6 +96,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
+from fractions import Fraction
 from functools import partial
 from typing import NamedTuple
 
@@ -144,9 +145,10 @@ def t_closeness_lower_bounds(rt: RowTypes, model: TCloseness, *, k: int = 1,
     and ``"t-level-lp"`` where the level-1 LP of :mod:`starmin.algorithms.t_level_lp` ran
     (``level_lp``; the equal distance and matrices, within its nonzero limit): the level
     flow bound with its level-1 term tightened, and ``"t-charges"`` where the charge LP of
-    :mod:`starmin.algorithms.t_charge_bound` gave a bound (``charges``; the equal distance
-    and matrices, within its work limits). ``k``: a class size every class must reach
-    as well (the model the t-closeness is part of implies it; 1 for t-closeness alone).
+    :mod:`starmin.algorithms.t_charge_bound` gave a bound (``charges``; every distance,
+    through the variational distance it bounds, within its work limits). ``k``: a class size
+    every class must reach as well (the model the t-closeness is part of implies it; 1 for
+    t-closeness alone).
     ``max_arcs``: the level flow's arcs per level."""
     say = progress or silent
     out = {"t-star-free": 0, "t-pattern": 0, "t-level-flow": 0}
@@ -176,11 +178,9 @@ def t_closeness_lower_bounds(rt: RowTypes, model: TCloseness, *, k: int = 1,
                     lp = level_flow_bound(int(n.sum()),
                                           [int(free.sum()), min(flows[0], u1), *flows[1:]])
                     out["t-level-lp"] = max(out.get("t-level-lp", 0), lp)
-            if charges and col.cut.items is None:
-                exact = (model.t_exact if isinstance(model.distance, EqualDistance)
-                         else col.cut.tau)
-                b = t_charge_bound(keys, hist, o, extra_rows(exact, int(n.sum())), lev, last,
-                                   need, free > 0, partial(_holds, o, col.cut, k), say)
+            if charges and math.isfinite(col.radius):
+                b = t_charge_bound(keys, hist, o, extra_rows(col.radius, int(n.sum())), lev,
+                                   last, need, free > 0, partial(_holds, o, col.cut, k), say)
                 if b is not None:
                     say(f"bounds: t charge LP: {b} stars")
                     out["t-charges"] = max(out.get("t-charges", 0), b)
@@ -231,6 +231,12 @@ class _Column(NamedTuple):
     o: IntArray
     cut: _Cut
     x_min: int
+    radius: Fraction | float = math.inf
+    """The largest variational distance of a t-close class from the table: ``t`` times the
+    items' scale (the equal distance: 1; a hierarchy of height ``H``: ``H``; ``m`` ordered
+    values: ``m - 1``; a matrix: ``1 / d_min``), as every unit of mass moved travels at
+    least ``1 / scale``; exact (a fraction) where the scale is a whole number by
+    construction."""
 
 
 def _columns(rt: RowTypes, model: TCloseness) -> Iterator[_Column]:
@@ -247,8 +253,11 @@ def _columns(rt: RowTypes, model: TCloseness) -> Iterator[_Column]:
         tau = float(model.t_exact) * scale if math.isfinite(scale) else float("inf")
         levels = levels_of(model.distance, held) if len(held) > 1 else None
         cuts = cuts_of(model.distance, held) if len(held) > 1 else None
+        exact = isinstance(model.distance, EqualDistance | HierarchicalDistance
+                           | OrderedDistance) and math.isfinite(scale)
+        radius = model.t_exact * int(scale) if exact else tau
         yield _Column(hist[:, present], o[present], _Cut(tau, items, levels, cuts),
-                      min_class_size(model.distance, held, o[present], tau))
+                      min_class_size(model.distance, held, o[present], tau), radius)
 
 
 def _levels(keys: PatternKeys, hist: IntArray, o: IntArray, free: IntArray,
