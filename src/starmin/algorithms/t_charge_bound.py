@@ -1,5 +1,5 @@
-"""The charge LP bound for t-closeness under the equal distance (and a matrix, through its
-least ground distance): the fewest stars, bounded by one LP over the cells' charges.
+"""The charge LP bound for t-closeness (every distance, through the variational distance a
+t-close class is within): the fewest stars, bounded by one LP over the cells' charges.
 
 Guarantee: **bound** -- the value returned is <= the optimum of a t-close release (proof
 below; tests compare it with brute force).
@@ -8,14 +8,16 @@ Setting as the diversity charge LPs (:mod:`.l_charge_bound`): one sensitive colu
 histogram ``c(v, u)``, a *cell* ``(v, u)`` with ``c(v, u) > 0`` rows, a charge ``a(v, u)``
 per cell. ``Q`` is the table's distribution of the sensitive values and ``tau`` the largest
 variational distance a class may have from it: ``t`` under the equal distance (Liang & Yuan
-Fact 1: the EMD is then the variational distance), ``t / d_min`` under a matrix (every unit
-of mass moved travels at least the least positive distance ``d_min``, so a t-close class is
-within ``t / d_min``). The row types of the pattern bound's ``need = 0`` (every row can
-stay without a star, :mod:`.t_closeness_bound`) are charged 0; every other row type has the
-pattern bound's level ``L(v) >= 1``: the fewest starred columns whose bucket around ``v``
-can hold a t-close class (of at least the class size the model implies, ``k``, and the
-fewest rows any t-close class of integer counts holds). Its charges are free in ``[-(L +
-1), L + 1]`` when the enumeration reached ``L`` (``L <= last``), else fixed at ``L``.
+Fact 1: the EMD is then the variational distance), ``t / d_min`` under any other ground
+distance (every unit of mass moved travels at least the least positive distance ``d_min``,
+so a t-close class is within ``t / d_min``: ``t H`` for a hierarchy of height ``H``, ``t (m
+- 1)`` for ``m`` ordered values; the caller's ``extra``). The row types of the pattern
+bound's ``need = 0`` (every row can stay without a star, :mod:`.t_closeness_bound`) are
+charged 0; every other row type has the pattern bound's level ``L(v) >= 1``: the fewest
+starred columns whose bucket around ``v`` can hold a t-close class (of at least the class
+size the model implies, ``k``, and the fewest rows any t-close class of integer counts
+holds). Its charges are free in ``[-(L + 1), L + 1]`` when the enumeration reached ``L``
+(``L <= last``), else fixed at ``L``.
 
 **Claim.** For a bucket ``B`` of a star set of ``s`` columns that can hold such a class let
 ``W(B, u)`` be the largest ``a - s`` over its cells of value ``u``, and ``T(B)`` the largest
