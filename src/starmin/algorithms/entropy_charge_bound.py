@@ -64,21 +64,18 @@ from numpy.typing import NDArray
 
 from starmin.algorithms.base import Progress, silent
 from starmin.algorithms.charge_generation import Chosen, Excess
-from starmin.algorithms.charge_lp import Cells, Program, Work, settle
+from starmin.algorithms.charge_lp import Cells, Program
 from starmin.algorithms.charge_pdlp import MAX_WORK as PDLP_MAX_WORK
-from starmin.algorithms.charge_pdlp import first_order_bound
 from starmin.algorithms.distinct_charge_bound import distinct_constraints, distinct_excess
 from starmin.algorithms.diversity_levels import levels
 from starmin.algorithms.heuristic.pattern_keys import IntArray, PatternKeys
 from starmin.algorithms.l_charge_bound import (
-    MAX_ITERATIONS,
     _cells,
     _excess,
-    _glop,
-    _highs,
     _level_buckets,
     _pairs,
     charge_columns,
+    simplex_or_first_order,
     top_constraints,
 )
 
@@ -119,14 +116,10 @@ def entropy_charge_bound(codes: NDArray[np.integer], histogram: NDArray[np.integ
     cells = _cells(c, alone, free_t, lev)
     build = partial(_build, keys, lev, free_t, last, l, r)
     check = partial(satisfied, keys, cells, lev, free_t, last, l, r)
-    what = "entropy charge LP"
-    lp = build(SIMPLEX_MAX_NONZEROS if max_nonzeros is None else max_nonzeros, cells)
-    if lp is not None:
-        return settle(lp, cells, partial(_highs, MAX_ITERATIONS), report, what, check)
-    limit = MAX_NONZEROS if max_nonzeros is None else max_nonzeros
-    return first_order_bound(cells, partial(build, limit),
-                             partial(excesses, keys, cells, lev, free_t, last, l, r), check,
-                             partial(_glop, Work()), report, f"{what} by PDLP", max_pdlp_work)
+    return simplex_or_first_order(cells, build,
+                                  partial(excesses, keys, cells, lev, free_t, last, l, r),
+                                  check, report, "entropy charge LP", SIMPLEX_MAX_NONZEROS,
+                                  MAX_NONZEROS, max_nonzeros, max_pdlp_work)
 
 
 def _build(keys: PatternKeys, lev: IntArray, free_t: NDArray[np.bool_], last: int, l: int,

@@ -105,6 +105,7 @@ from starmin.algorithms.charge_lp import (
     solve_glop,
 )
 from starmin.algorithms.charge_pdlp import MAX_NONZEROS as PDLP_MAX_NONZEROS
+from starmin.algorithms.charge_pdlp import MAX_WORK as PDLP_MAX_WORK
 from starmin.algorithms.charge_pdlp import first_order_bound
 from starmin.algorithms.heuristic.pattern_keys import IntArray, PatternKeys, masks_of_level
 from starmin.algorithms.l_charge_widening import OVER, recording, widened_bound
@@ -238,6 +239,27 @@ def _stage(stage: str, keys: PatternKeys, lev: IntArray, free_t: NDArray[np.bool
         return OVER
     return settle(lp, cells, solver, report, what, check)
 
+
+
+def simplex_or_first_order(cells: Cells, build: Callable[..., Program | None],
+                           excesses: Callable[[NDArray[np.float64]], Iterator[Excess]],
+                           check: Callable[[NDArray[np.float64]], bool], report: Progress,
+                           what: str, simplex_limit: int, limit: int,
+                           max_nonzeros: int | None = None,
+                           max_pdlp_work: float = PDLP_MAX_WORK) -> int | None:
+    """A charge LP's bound by one rule (the entropy and t-closeness LPs): ``build(limit,
+    cells, chosen=None)`` up to ``simplex_limit`` nonzeros goes to HiGHS's dual simplex
+    within :data:`MAX_ITERATIONS`; a larger one, up to ``limit``, to PDLP lowered and
+    repaired (:func:`.charge_pdlp.first_order_bound`, the repair by Glop within its
+    deterministic time, PDLP within ``max_pdlp_work``). ``max_nonzeros`` replaces both
+    limits. ``excesses`` and ``check`` as there; ``None`` when no bound."""
+    lp = build(simplex_limit if max_nonzeros is None else max_nonzeros, cells)
+    if lp is not None:
+        return settle(lp, cells, partial(_highs, MAX_ITERATIONS), report, what, check)
+    return first_order_bound(cells, partial(build, limit if max_nonzeros is None
+                                            else max_nonzeros),
+                             excesses, check, partial(_glop, Work()), report,
+                             f"{what} by PDLP", max_pdlp_work)
 
 
 _WHAT = {"pdlp": " by PDLP", "full": "", "generated": " by generation",

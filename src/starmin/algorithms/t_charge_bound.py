@@ -83,18 +83,16 @@ from numpy.typing import NDArray
 from starmin.algorithms.base import Progress, silent
 from starmin.algorithms.bounds import top_sums
 from starmin.algorithms.charge_generation import Chosen, Excess
-from starmin.algorithms.charge_lp import Cells, Program, Work, settle
-from starmin.algorithms.charge_pdlp import first_order_bound
+from starmin.algorithms.charge_lp import Cells, Program
 from starmin.algorithms.heuristic.pattern_keys import IntArray, PatternKeys
 from starmin.algorithms.l_charge_bound import (
-    MAX_ITERATIONS,
     _cells,
-    _glop,
-    _highs,
     cell_rows,
     charge_columns,
     level_buckets,
+    simplex_or_first_order,
 )
+from starmin.algorithms.l_charge_bound import _pairs as l_pairs
 
 SIMPLEX_MAX_NONZEROS = 60_000
 """Up to this many nonzeros the LP goes to HiGHS's dual simplex (as the frequency LP's)."""
@@ -134,14 +132,9 @@ def t_charge_bound(keys: PatternKeys, histogram: IntArray, o: IntArray, extra: i
     blocks = partial(_blocks, keys, cells, lev, free_t, last, own, holds, c.shape[1])
     build = partial(_build, blocks, o, extra)
     check = partial(satisfied, blocks, cells, o, extra)
-    what = "t charge LP"
-    lp = build(SIMPLEX_MAX_NONZEROS if max_nonzeros is None else max_nonzeros, cells)
-    if lp is not None:
-        return settle(lp, cells, partial(_highs, MAX_ITERATIONS), report, what, check)
-    limit = MAX_NONZEROS if max_nonzeros is None else max_nonzeros
-    return first_order_bound(cells, partial(build, limit),
-                             partial(excesses, blocks, cells, o, extra), check,
-                             partial(_glop, Work()), report, f"{what} by PDLP")
+    return simplex_or_first_order(cells, build, partial(excesses, blocks, cells, o, extra),
+                                  check, report, "t charge LP", SIMPLEX_MAX_NONZEROS,
+                                  MAX_NONZEROS, max_nonzeros)
 
 
 Block = tuple[int, IntArray, IntArray, int]
@@ -170,13 +163,12 @@ def _blocks(keys: PatternKeys, cells: Cells, lev: IntArray, free_t: NDArray[np.b
 
 def _pairs(cb: IntArray, value: IntArray, e: NDArray[np.float64], r: int
            ) -> tuple[IntArray, IntArray, IntArray, NDArray[np.float64]]:
-    """Each cell's ``(bucket, value)`` pair, each pair's bucket and value, and its largest
-    ``e`` (``W(B, u)``)."""
-    pair, inv = np.unique(cb * r + value, return_inverse=True)
-    inv = inv.reshape(-1).astype(np.int64)
-    top = np.full(len(pair), -np.inf)
-    np.maximum.at(top, inv, e)
-    return inv, (pair // r).astype(np.int64), (pair % r).astype(np.int64), top
+    """:func:`.l_charge_bound._pairs` (each cell's ``(bucket, value)`` pair, each pair's
+    bucket and its largest ``e``, ``W(B, u)``) with each pair's value."""
+    inv, pb, top = l_pairs(cb, value, e, r)
+    pu = np.empty(len(pb), dtype=np.int64)
+    pu[inv] = value
+    return inv, pb, pu, top
 
 
 def largest_value(pb: IntArray, pu: IntArray, w: NDArray[np.float64], nb: int, o: IntArray,
