@@ -269,3 +269,38 @@ def test_a_rounding_gap_bounds_the_rounding_milps_objective() -> None:
                 assert float(c @ x) <= best / (1 - g) + 1e-6
             checked += 1
     assert checked == 12
+
+
+def test_the_rounding_milps_are_announced_in_progress(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each rounding MILP is named in the progress lines before it starts (its free vectors
+    and limits) and its result after; when the first finds no integer solution, the second
+    (over every vector) is announced with the reason."""
+    from starmin.algorithms.lp import rounding
+    from starmin.algorithms.lp.master import MILPSolution
+
+    rng = np.random.default_rng(11)
+    rt = RowTypes.from_arrays(rng.integers(0, 3, size=(60, 4)), rng.integers(0, 4, size=60))
+    said: list[str] = []
+    plan = lp_rounding.solve(rt, LDiversity(2), progress=said.append)
+    milp = [s for s in said if s.startswith("rounding MILP")]
+    assert len(milp) == 2, said
+    assert "vectors free" in milp[0] and "at most 2,000 branch-and-bound nodes" in milp[0]
+    assert "stars" in milp[1]
+    assert plan.stars >= 0
+
+    inner = rounding.solve_milp
+    calls: list[bool] = []
+
+    def first_finds_nothing(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(kwargs.get("fixed") is not None)
+        if kwargs.get("fixed") is not None:
+            return MILPSolution(None, None, None, False, "node limit reached")
+        return inner(*args, **kwargs)
+
+    monkeypatch.setattr(rounding, "solve_milp", first_finds_nothing)
+    said.clear()
+    lp_rounding.solve(rt, LDiversity(2), progress=said.append)
+    assert calls == [True, False]
+    milp = [s for s in said if s.startswith("rounding MILP")]
+    assert len(milp) == 3 and "no integer solution with the rest fixed (node limit reached)" \
+        in milp[1] and "over all" in milp[1], said

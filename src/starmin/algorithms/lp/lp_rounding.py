@@ -164,12 +164,12 @@ def rounded(rt: RowTypes, model: PrivacyModel, rel: Relaxation, *, max_rounds: i
     if complete_only and not cg.complete:
         raise SolverLimit(f"{NAME}: column generation stopped at its work limit before the LP "
                           f"optimum (LP {cg.lp_value:.1f}, bound {cg.bound}); not rounded")
-    return cg, classes_of_lp(rt, model, cg, node_limit=node_limit, gap=gap)
+    return cg, classes_of_lp(rt, model, cg, node_limit=node_limit, gap=gap, progress=progress)
 
 
 def classes_of_lp(rt: RowTypes, model: PrivacyModel, cg: ColumnGeneration, *,
                   node_limit: int = 2000, gap: float = ROUNDING_GAP,
-                  seconds: float | None = None) -> list[Group]:
+                  seconds: float | None = None, progress: Progress = silent) -> list[Group]:
     """The classes of column generation's LP, rounded and repaired (:mod:`.rounding`).
     ``gap``: the rounding MILP's relative gap (:func:`.rounding.round_lp`). ``seconds``: a
     wall-clock limit the user asked for (``milp``'s ``--time-limit``) on the
@@ -177,7 +177,7 @@ def classes_of_lp(rt: RowTypes, model: PrivacyModel, cg: ColumnGeneration, *,
     from starmin.algorithms.lp.rounding import groups_of, merge_failing, round_lp
 
     x = round_lp(cg.pairs, combined(model, rt), cg.blocks, cg.lp.x, node_limit=node_limit,
-                 gap=gap, seconds=seconds)
+                 gap=gap, seconds=seconds, progress=progress)
     return merge_failing(rt, model, groups_of(cg.pairs, cg.blocks, x))
 
 

@@ -404,7 +404,7 @@ def _incumbent(rt: RowTypes, model: PrivacyModel, say: Progress, seconds: float 
         bound = cg.bound
         if rel.t is None:
             left = seconds_until(end)
-            return cg, bound, classes_of_lp(rt, model, cg, seconds=left)
+            return cg, bound, classes_of_lp(rt, model, cg, seconds=left, progress=say)
     except (WorkLimit, RuntimeError) as exc:
         if seconds is None:
             raise

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from starmin.algorithms.base import deadline_after, seconds_until
+from starmin.algorithms.base import Progress, deadline_after, seconds_until, silent
 from starmin.algorithms.lp.master import Blocks, MILPSolution, build, solve_milp
 from starmin.algorithms.lp.pairs import Pairs
 from starmin.algorithms.lp.relaxation import FloatArray, Relaxation
@@ -34,11 +34,13 @@ from starmin.transform.plan import suppressor
 
 def round_lp(pairs: Pairs, rel: Relaxation, blocks: Blocks, x: FloatArray, *,
              node_limit: int = 2000, gap: float = 0.0,
-             seconds: float | None = None) -> FloatArray:
+             seconds: float | None = None, progress: Progress = silent) -> FloatArray:
     """Integral ``x(b, p)`` for the blocks (steps 1-2 of the module docstring); ``gap``:
     HiGHS's relative MIP gap (``mip_rel_gap``, a work limit: branch and bound stops once its
     incumbent is within ``gap`` of its dual bound); ``seconds``: a wall-clock limit the user
-    asked for, on both MILPs together."""
+    asked for, on both MILPs together. ``progress`` hears of each MILP before it starts (they
+    print nothing while they run, and can take minutes: t-closeness on adult's first 300
+    rows, docs/algorithms/lp-core.md) and of its end."""
     end = deadline_after(seconds)
     prog = build(pairs, rel, blocks)
     frac = np.abs(x - np.round(x)) > 1e-6
@@ -47,12 +49,19 @@ def round_lp(pairs: Pairs, rel: Relaxation, blocks: Blocks, x: FloatArray, *,
     bad_block[int(np.argmax(blocks.stars))] = True  # the all-star block stays free
     free = bad_block[blocks.block_of]
     fixed = np.where(free, np.nan, np.round(x))
+    limits = f"at most {node_limit:,} branch-and-bound nodes, relative gap {gap:g}"
+    progress(f"rounding MILP: {int(bad_block.sum()):,} of {blocks.B:,} vectors free (a "
+             f"fractional x, or all stars), the rest fixed at the LP's values; {limits}")
     sol: MILPSolution = solve_milp(prog, node_limit=node_limit, gap=gap, fixed=fixed,
                                    seconds=seconds)
     if sol.x is None:
+        progress(f"rounding MILP: no integer solution with the rest fixed ({sol.message}); "
+                 f"the MILP over all {blocks.B:,} vectors, {limits}")
         sol = solve_milp(prog, node_limit=node_limit, gap=gap, seconds=seconds_until(end))
     if sol.x is None:
         raise RuntimeError(f"the rounding MILP found no integer solution ({sol.message})")
+    value = "?" if sol.value is None else f"{sol.value:,.0f}"
+    progress(f"rounding MILP: {value} stars before the classes are released ({sol.message})")
     return np.round(sol.x)
 
 
