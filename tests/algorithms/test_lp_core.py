@@ -304,3 +304,22 @@ def test_the_rounding_milps_are_announced_in_progress(monkeypatch: pytest.Monkey
     milp = [s for s in said if s.startswith("rounding MILP")]
     assert len(milp) == 3 and "no integer solution with the rest fixed (node limit reached)" \
         in milp[1] and "over all" in milp[1], said
+
+
+def test_a_node_limit_without_a_solution_is_said_in_words() -> None:
+    """HiGHS reports its node limit as a "solution limit" that SciPy prints as an unknown
+    status code; the MILP's message names the node limit instead, other messages pass."""
+    from starmin.algorithms.lp.master import build, milp_message, solve_milp
+
+    rng = np.random.default_rng(0)
+    rt = RowTypes.from_arrays(rng.integers(0, 3, size=(40, 4)), rng.integers(0, 4, size=40))
+    model = TCloseness("0.15")
+    cg = column_generation(rt, lp_rounding.primary(relaxations(model, rt)))
+    prog = build(cg.pairs, lp_rounding.combined(model, rt), cg.blocks)
+    stopped = solve_milp(prog, node_limit=0)
+    assert stopped.x is None and stopped.message == "HiGHS stopped at its node limit (0 nodes)"
+    assert solve_milp(prog).optimal
+    assert milp_message("Optimization terminated successfully.", 5) == \
+        "Optimization terminated successfully."
+    assert milp_message("(HiGHS Status 16: model_status is Solution limit reached)", None) == \
+        "HiGHS stopped at its node limit"

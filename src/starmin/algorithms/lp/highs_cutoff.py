@@ -17,7 +17,7 @@ import warnings
 
 import numpy as np
 
-from starmin.algorithms.lp.master import MILPSolution, Program, milp_setup
+from starmin.algorithms.lp.master import MILPSolution, Program, milp_message, milp_setup
 
 TOLERANCE = 1e-6
 """Slack on HiGHS's dual bound against the cutoff (its LP tolerances)."""
@@ -47,5 +47,5 @@ def solve(prog: Program, *, upper: int | None, node_limit: int | None = None,
     none_below = res.status == 2 or (cutoff is not None and dual is not None
                                      and dual >= cutoff - TOLERANCE)
     optimal = res.status == 0 and (below or cutoff is None)
-    return MILPSolution(value, x, dual, optimal, str(res.message),
+    return MILPSolution(value, x, dual, optimal, milp_message(str(res.message), node_limit),
                         infeasible=bool(none_below and not below))

@@ -311,4 +311,14 @@ def solve_milp(prog: Program, *, node_limit: int | None = None, gap: float = 0.0
     dual = getattr(res, "mip_dual_bound", None)
     return MILPSolution(None if res.x is None else float(res.fun), x,
                         None if dual is None else float(dual), res.status == 0,
-                        str(res.message), res.status == 2)
+                        milp_message(str(res.message), node_limit), res.status == 2)
+
+
+def milp_message(message: str, node_limit: int | None) -> str:
+    """SciPy's message for HiGHS's answer, with HiGHS's "solution limit" status (which it
+    also reports when ``node_limit`` stopped branch and bound, and which SciPy prints as an
+    unrecognized status code) said in words."""
+    if "Solution limit reached" not in message:
+        return message
+    nodes = "" if node_limit is None else f" ({node_limit:,} nodes)"
+    return f"HiGHS stopped at its node limit{nodes}"
