@@ -23,7 +23,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from auto_budget import random_table
-from results_file import write_json
+from results_file import timed, write_json
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "bench" / "results" / "charge_stages.json"
@@ -56,15 +56,11 @@ def bounds(shape: str, kind: str, qs: list[int]) -> list[dict[str, Any]]:
             if name == "without_pdlp":
                 stages = tuple(s for s in stages if s != "pdlp")
             said: list[str] = []
-            c0, w0 = time.process_time(), time.perf_counter()
-            if kind == "distinct":
-                b = dcb.distinct_charge_bound(rt.codes, h, q, lev, last, said.append,
-                                              stages=stages)
-            else:
-                b = lcb.frequency_charge_bound(rt.codes, h, q, lev, last, said.append,
-                                               stages=stages)
-            row[name] = {"bound": b, "cpu_s": round(time.process_time() - c0, 2),
-                         "wall_s": round(time.perf_counter() - w0, 2)}
+            charge_bound = (dcb.distinct_charge_bound if kind == "distinct"
+                            else lcb.frequency_charge_bound)
+            b, spent = timed(charge_bound, rt.codes, h, q, lev, last, said.append,
+                             stages=stages)
+            row[name] = {"bound": b, **spent}
             if name == "default":
                 row["progress"] = [line for line in said if "PDLP" in line][:4]
         print(f"{shape} {kind} q = {q}: {row['default']} (without PDLP: "

@@ -30,7 +30,7 @@ import polars as pl
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from auto_budget import random_table
 from portfolio import ADULT, QI8, SA
-from results_file import change, shown, write_json
+from results_file import change, shown, timed, write_json
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "bench" / "results" / "charge_widening.json"
@@ -79,11 +79,9 @@ def run(name: str, kinds: list[str], ls: list[int], optimum: bool) -> list[dict[
                                    "t_in": rt.t_in}
             for key, widen in (("plain", 0), ("widened", None)):
                 said: list[str] = []
-                c0, w0 = time.process_time(), time.perf_counter()
-                b = (bound(rt.codes, h, l, lev, last, said.append) if widen is None else
-                     bound(rt.codes, h, l, lev, last, said.append, widen=widen))
-                row[key] = {"bound": b, "cpu_s": round(time.process_time() - c0, 2),
-                            "wall_s": round(time.perf_counter() - w0, 2)}
+                b, spent = timed(bound, rt.codes, h, l, lev, last, said.append,
+                                 **({} if widen is None else {"widen": widen}))
+                row[key] = {"bound": b, **spent}
                 if widen is None:
                     row["steps"] = [line.split(": ", 2)[-1] for line in said
                                     if "widened" in line and "simplex iterations" not in line]

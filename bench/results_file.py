@@ -5,8 +5,12 @@ earlier runs."""
 from __future__ import annotations
 
 import json
+import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 
 def write_json(path: Path, data: Any, indent: int = 1) -> None:
@@ -39,3 +43,12 @@ def shown(bound: int | None) -> str:
 def change(new: int | None, old: int | None) -> str:
     """``new`` against ``old`` in percent for a markdown table, ``-`` when either is missing."""
     return f"{100 * (new - old) / old:+.1f} %" if new and old else "-"
+
+
+def timed(call: Callable[..., T], *args: Any, **kwargs: Any) -> tuple[T, dict[str, float]]:
+    """``call(*args, **kwargs)`` and what it took: ``(value, {"cpu_s": ..., "wall_s": ...})``,
+    the process's CPU seconds and the wall-clock seconds, rounded to hundredths."""
+    c0, w0 = time.process_time(), time.perf_counter()
+    value = call(*args, **kwargs)
+    return value, {"cpu_s": round(time.process_time() - c0, 2),
+                   "wall_s": round(time.perf_counter() - w0, 2)}

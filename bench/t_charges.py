@@ -27,7 +27,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from charge_widening import row_types
 from portfolio import ADULT
-from results_file import change, shown, write_json
+from results_file import change, shown, timed, write_json
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "bench" / "results" / "t_charges.json"
@@ -53,10 +53,8 @@ def run(name: str, ts: list[float], distance: str) -> list[dict[str, Any]]:
         row: dict[str, Any] = {"table": name, "t": t, "distance": distance, "rows": rt.n,
                                "t_in": rt.t_in}
         for key, charges in (("with", True), ("without", False)):
-            c0, w0 = time.process_time(), time.perf_counter()
-            b = t_closeness_lower_bounds(rt, model, charges=charges)
-            row[key] = {"bounds": b, "cpu_s": round(time.process_time() - c0, 2),
-                        "wall_s": round(time.perf_counter() - w0, 2)}
+            b, spent = timed(t_closeness_lower_bounds, rt, model, charges=charges)
+            row[key] = {"bounds": b, **spent}
         print(f"{name} t = {t}: {row['with']} (without: {row['without']['cpu_s']} CPU s)",
               flush=True)
         out.append(row)
