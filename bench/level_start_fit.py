@@ -25,38 +25,19 @@ import argparse
 import os
 import platform
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import polars as pl
-
-from auto_budget import random_table
-from portfolio import ADULT, QI8, SA
+from charge_widening import row_types
 from results_file import write_json
 from starmin.algorithms.heuristic import merge_repair as mr
 from starmin.algorithms.heuristic._frequency_joint import work as joint_work
 from starmin.algorithms.heuristic._start import start_size
 from starmin.data.rowtypes import RowTypes
-from starmin.data.schema import Schema
-from starmin.engines.local import LocalEngine
 from starmin.models import LDiversity
 
 OUT = Path(__file__).resolve().parent / "results" / "level_start_fit.json"
 SHAPES = ("2000x6x4", "4000x8x3", "5000x7x5", "5000x9x4", "6000x5x8", "8000x10x3")
-
-
-def tables(shapes: list[str], adult: bool) -> Iterator[tuple[str, RowTypes]]:
-    """``(name, row types)`` of adult (when asked) and of each random shape."""
-    items: list[tuple[str, pl.DataFrame, tuple[str, ...], str]] = []
-    if adult:
-        items.append(("adult", pl.read_csv(ADULT, separator=";", infer_schema_length=0),
-                      QI8, SA))
-    for sh in shapes:
-        tab = random_table(sh)
-        items.append((sh, tab, tuple(c for c in tab.columns if c != "s"), "s"))
-    for name, tab, qi, sa in items:
-        yield name, LocalEngine().to_row_types(tab, Schema(qi=qi, sensitive=(sa,))).row_types
 
 
 def measure(rt: RowTypes, l: int) -> dict[str, Any]:
@@ -88,7 +69,8 @@ def main() -> None:
     runs: list[dict[str, Any]] = []
     print("| table | l | start CPU s | its units | repair CPU s | its units | stars |")
     print("|---|---:|---:|---:|---:|---:|---:|")
-    for name, rt in tables(ns.shapes, not ns.no_adult):
+    for name in ([] if ns.no_adult else ["adult:30162"]) + ns.shapes:
+        rt = row_types(name)
         for l in ns.ls:
             row = {"table": name, **measure(rt, l)}
             runs.append(row)
