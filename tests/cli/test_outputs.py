@@ -308,3 +308,29 @@ def test_interrupt_surfacing_as_another_exception_is_still_an_interrupt(
     monkeypatch.setattr(starmin.api, "anonymize", plain)
     assert main(["anonymize", "sample:census", "--qi", "sex,age", "--k", "2",
                  "-o", str(out)]) == 3  # without a signal the same error is internal
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_a_swallowed_interrupt_still_ends_the_run_before_anything_is_written(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        quiet: bool) -> None:
+    """A signal whose ``KeyboardInterrupt`` Python swallowed ("Exception ignored in ...", seen
+    once in a fresh-clone run: SIGINT right after aggregation, the run went on and wrote its
+    files, exit 0) still ends the run: the next progress line, or at the latest the moment
+    before writing, raises it; exit 130, no file."""
+    import starmin.cli.main as cli
+
+    real = starmin.api.anonymize
+
+    def swallowed(*a: Any, **k: Any) -> Any:
+        cli._SIGNALLED.append(signal.SIGINT)  # the handler ran; its exception got lost
+        return real(*a, **k)
+
+    monkeypatch.setattr(starmin.api, "anonymize", swallowed)
+    out = tmp_path / "o" / "r.csv"
+    args = ["anonymize", "sample:census", "--qi", "sex,age", "--k", "2", "-o", str(out)]
+    assert main(["-q", *args] if quiet else args) == 130
+    assert capsys.readouterr().err.strip().splitlines()[-1] == "starmin: interrupted"
+    assert not cli._SIGNALLED and _files(tmp_path) == set()
+    monkeypatch.setattr(starmin.api, "anonymize", real)
+    assert main(["-q", *args]) == 0 and out.exists()

@@ -178,9 +178,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _progress(quiet: bool) -> Any:
+    """The progress printer (nothing with ``quiet``); each call also ends the run as
+    interrupted when a signal arrived whose ``KeyboardInterrupt`` was swallowed on the way
+    (:func:`_raise_if_signalled`)."""
     start = time.perf_counter()
 
     def say(msg: str) -> None:
+        _raise_if_signalled()
         if not quiet:
             print(f"[{time.perf_counter() - start:7.2f}s] {msg}", file=sys.stderr, flush=True)
 
@@ -248,6 +252,7 @@ def cmd_anonymize(ns: argparse.Namespace) -> int:
     report = release.report.with_source(src)
     say("drawing the report page's plots")
     page = render(report)
+    _raise_if_signalled()  # the last moment before anything is written
     with engine.stages("write"):
         engine.write(release.written(target.format), target, report, release.separator,
                      html=page)
@@ -550,6 +555,15 @@ _SIGNALLED: list[int] = []
 """The interrupting signal, once one arrived: a ``KeyboardInterrupt`` raised inside a
 callback from native code (a solver, the table library) can reach :func:`main` as another
 exception; the run still ends as interrupted (exit 130), not as an internal error."""
+
+
+def _raise_if_signalled() -> None:
+    """``KeyboardInterrupt`` when Ctrl-C or SIGTERM arrived: the handler's own
+    ``KeyboardInterrupt`` can be swallowed when the signal lands in code that Python runs
+    with exceptions ignored (a finalizer or a callback: "Exception ignored in ..."), and the
+    run would otherwise go on and write its files."""
+    if _SIGNALLED:
+        raise KeyboardInterrupt
 
 
 def _terminate_as_interrupt() -> Any:
