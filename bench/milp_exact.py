@@ -2,7 +2,8 @@
 ``occupation`` as the sensitive column where the model needs one), one model at a time.
 
 For each case: the proven optimum (or, if the node limit stopped HiGHS, the best release and
-the proven bound), the incumbent the LP core's rounding gave and its LP bound, the vectors
+the proven bound), the incumbent (the better of the LP core's rounding and merge-repair's
+release, since stop 43) and its LP bound, the vectors
 left after reduced-cost fixing and the MILP's size, and the CPU seconds of ``solve``
 (``time.process_time``, all threads) and wall seconds, with the machine's 1-minute load
 average at the start of each run (CPU time moves with load too).

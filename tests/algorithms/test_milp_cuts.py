@@ -115,3 +115,26 @@ def test_a_class_no_cut_separates_gives_a_bound(monkeypatch: pytest.MonkeyPatch)
         assert verify(released, qi, ["s"], [model]).passed
         return
     pytest.fail("no table needed cuts: pick tables whose MILP optimum fails entropy")
+
+
+@pytest.mark.parametrize("model", [EntropyLDiversity(3), RecursiveCLDiversity(2, 3)],
+                         ids=lambda m: m.name)
+def test_a_stopped_milp_releases_no_more_than_merge_repair(model: PrivacyModel) -> None:
+    """The LP's rounding states entropy and recursive (c, l) by their linear relaxation only,
+    and its repaired classes can be far worse than merge-repair's (here 136 / 120 against 74
+    stars); a MILP stopped at its node limit releases the better incumbent, and says whose it
+    was."""
+    from starmin.algorithms.heuristic import merge_repair
+
+    df, rt = table(3, 40, 4, 3, 5)
+    said: list[str] = []
+    plan = milp_exact.solve(rt, model, node_limit=1, progress=said.append)
+    heuristic = merge_repair.solve(rt, model).stars
+    assert plan.stars <= heuristic
+    assert plan.certificate["incumbent_by"] == "merge-repair"
+    assert plan.certificate["incumbent_stars"] == heuristic
+    assert any("first releases: the LP's rounding" in s and "merge-repair's" in s
+               for s in said)
+    qi = [c for c in df.columns if c != "s"]
+    enc = LocalEngine().to_row_types(df, Schema.of(qi, "s"))
+    assert verify(LocalEngine().apply_plan(enc, plan, seed=0), qi, ["s"], [model]).passed
