@@ -417,6 +417,8 @@ def _incumbent(rt: RowTypes, model: PrivacyModel, say: Progress, seconds: float 
         if isinstance(exc, WorkLimit) and exc.bound is not None:
             bound = max(bound, exc.bound)
         say(f"{NAME}: {exc} (time limit {seconds:g} s); the first release is merge-repair's")
+    if rounded is not None and _stars(rt, rounded) <= bound:
+        return cg, bound, rounded, "lp-rounding"  # proven optimal: nothing can have fewer
     plan = merge_repair.solve(rt, model, progress=say)
     repaired = [(plan.type_idx[plan.out_idx == o], plan.key_idx[plan.out_idx == o],
                  plan.count[plan.out_idx == o]) for o in range(plan.t_out)]
