@@ -381,7 +381,8 @@ def _incumbent(rt: RowTypes, model: PrivacyModel, say: Progress, seconds: float 
     """The LP core's bound (column generation) and a first release, if the model has a
     relaxation to price: ``(the column generation or None, its bound, the classes, the
     method that made them)``. The release is the one with fewer stars of the LP's rounding
-    (:mod:`.lp_rounding`) and ``merge-repair``'s (ties: the rounding's), or for t-closeness
+    (:mod:`.lp_rounding`) and ``merge-repair``'s (ties: the rounding's; merge-repair does not
+    run when the rounding meets the LP bound), or for t-closeness
     ``merge-repair``'s (the rounding MILP with EMD rows took a minute at 100 rows of adult
     and released twice the LP bound). The rounding states the linear relaxation only, so
     for entropy and recursive (c, l)-diversity its repaired classes can be far worse than
