@@ -26,11 +26,12 @@ def test_merged_program_has_the_same_optimum_and_splits_back(
     model = MODELS[name]
     pairs = Pairs.of(rt)
     blocks = useful_blocks(rt, pairs)
-    rel = milp_exact.exact_constraints(model, rt)
-    merged = aggregate.merge(pairs, blocks, rel.value_of_key)
+    rels = milp_exact.exact_constraints(model, rt)
+    rel = rels[0]
+    merged = aggregate.merge(pairs, blocks, milp_exact.merge_key(rels, rt))
     assert merged.pairs.P <= pairs.P and merged.pairs.count.sum() == pairs.count.sum()
-    full = highs_cutoff.solve(build(pairs, rel, blocks), upper=None)
-    small = highs_cutoff.solve(build(merged.pairs, rel, merged.blocks), upper=None)
+    full = highs_cutoff.solve(build(pairs, rels, blocks), upper=None)
+    small = highs_cutoff.solve(build(merged.pairs, rels, merged.blocks), upper=None)
     try:
         opt = brute_force.solve(rt, model).stars
     except Infeasible:

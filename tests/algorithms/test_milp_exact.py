@@ -198,5 +198,5 @@ def test_t_closeness_states_the_fewest_rows_of_a_close_class() -> None:
         model = TCloseness(t, distance)
         floor = t_class_floor(rt, model)
         assert floor > 1, (t, distance)
-        assert milp_exact.exact_constraints(model, rt).k == floor
-    assert milp_exact.exact_constraints(AllOf(KAnonymity(9), TCloseness(0.3)), rt).k == 9
+        assert milp_exact.exact_constraints(model, rt)[0].k == floor
+    assert milp_exact.exact_constraints(AllOf(KAnonymity(9), TCloseness(0.3)), rt)[0].k == 9

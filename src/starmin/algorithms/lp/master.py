@@ -17,13 +17,17 @@ Variables, per output vector (a *block* ``b``, released with ``stars(b)`` stars 
   ``v``: ``sum_v f(b, u, v) = x(b, u)``, ``sum_u f(b, u, v) = p(v) n(b)`` and
   ``sum d(u, v) f(b, u, v) <= t n(b)`` (a flow exists iff the class's EMD is at most ``t``).
 
+With several sensitive columns (the exact MILP) the ``cap``, ``distinct`` and ``t`` rows are
+stated once per column, each counting the values of its own column, over the same ``x``,
+``y`` and ``n``.
+
 Solved with HiGHS through SciPy (``linprog`` dual simplex for the LP and its duals, ``milp``
 for integer solutions); every limit is a work limit (iterations, nodes), never a time.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -69,10 +73,14 @@ class Program:
     """The class indicators ``y(b)`` by block, when the program has them."""
 
 
-def build(pairs: Pairs, rel: Relaxation, blocks: Blocks) -> Program:
-    """The LP/MILP of the module docstring for these blocks."""
+def build(pairs: Pairs, rel: Relaxation | Sequence[Relaxation], blocks: Blocks) -> Program:
+    """The LP/MILP of the module docstring for these blocks. Several relaxations (the exact
+    MILP's, one per sensitive column) share the indicators ``y(b)`` (class size: the largest
+    ``k``) and the class sizes ``n(b)``; each adds its column's ``distinct``, ``cap`` and ``t``
+    rows."""
     from scipy.sparse import coo_matrix
 
+    rels = [rel] if isinstance(rel, Relaxation) else list(rel)
     P, B, X = pairs.P, blocks.B, len(blocks.pair_of)
     bo, po = blocks.block_of, blocks.pair_of
     xi = np.arange(X, dtype=np.int64)
@@ -105,39 +113,46 @@ def build(pairs: Pairs, rel: Relaxation, blocks: Blocks) -> Program:
         b_ub.append(np.zeros(count))
         return idx
 
+    k = max((r.k for r in rels), default=1)
     y_of: IntArray | None = None
-    if rel.k > 1 or rel.distinct > 0:
+    if k > 1 or any(r.distinct > 0 for r in rels):
         y = y_of = new_vars(B, 1.0, True)
         r1 = ub_rows(X)  # x - c y <= 0
         ub += [(r1, xi, np.ones(X)), (r1, y[bo], -cnt)]
         r2 = ub_rows(B)  # k y - sum x <= 0
-        ub += [(r2, y, np.full(B, float(max(rel.k, 1)))), (r2[bo], xi, -np.ones(X))]
-    if rel.distinct > 0:  # z(b, u) <= sum of x(b, p) of value u; sum_u z(b, u) >= l y(b)
-        u = rel.value_of_key[pairs.key_of[po]]
-        combo, row_of_x = np.unique(bo * rel.r + u, return_inverse=True)
-        z = new_vars(len(combo), 1.0, True)
-        rz = ub_rows(len(combo))
-        ub += [(rz, z, np.ones(len(combo))), (rz[row_of_x.reshape(-1)], xi, -np.ones(X))]
-        rl = ub_rows(B)
-        ub += [(rl[combo // rel.r], z, -np.ones(len(combo))),
-               (rl, y, np.full(B, float(rel.distinct)))]
-    if rel.cap is not None or rel.t is not None:
+        ub += [(r2, y, np.full(B, float(max(k, 1)))), (r2[bo], xi, -np.ones(X))]
+    for one in rels:
+        if one.distinct > 0:  # z(b, u) <= sum of x(b, p) of value u; sum_u z(b, u) >= l y(b)
+            assert y_of is not None
+            u = one.value_of_key[pairs.key_of[po]]
+            combo, row_of_x = np.unique(bo * one.r + u, return_inverse=True)
+            z = new_vars(len(combo), 1.0, True)
+            rz = ub_rows(len(combo))
+            ub += [(rz, z, np.ones(len(combo))), (rz[row_of_x.reshape(-1)], xi, -np.ones(X))]
+            rl = ub_rows(B)
+            ub += [(rl[combo // one.r], z, -np.ones(len(combo))),
+                   (rl, y_of, np.full(B, float(one.distinct)))]
+    n = np.zeros(0, dtype=np.int64)  # the class sizes n(b), when a relaxation needs them
+    if any(r.cap is not None or r.t is not None for r in rels):
         n = new_vars(B, np.inf, True)
         re = np.arange(n_eq, n_eq + B, dtype=np.int64)  # sum x - n = 0
         n_eq += B
         b_eq.append(np.zeros(B))
         eq += [(re[bo], xi, np.ones(X)), (re, n, -np.ones(B))]
-        u = rel.value_of_key[pairs.key_of[po]]
-        r = rel.r
-        if rel.cap is not None:
+    for one in rels:
+        if one.cap is None and one.t is None:
+            continue
+        u = one.value_of_key[pairs.key_of[po]]
+        r = one.r
+        if one.cap is not None:
             combo, row_of_x = np.unique(bo * r + u, return_inverse=True)
             rc = ub_rows(len(combo))
             ub += [(rc[row_of_x.reshape(-1)], xi, np.ones(X)),
-                   (rc, n[combo // r], np.full(len(combo), -rel.cap))]
-        if rel.t is not None and rel.cuts is None:
-            n_eq = _transport_rows(rel, bo, xi, u, n, new_vars, ub_rows, ub, eq, b_eq, n_eq)
-        elif rel.t is not None:
-            _closeness_rows(rel, bo, xi, u, n, bi, new_vars, ub_rows, ub)
+                   (rc, n[combo // r], np.full(len(combo), -one.cap))]
+        if one.t is not None and one.cuts is None:
+            n_eq = _transport_rows(one, bo, xi, u, n, new_vars, ub_rows, ub, eq, b_eq, n_eq)
+        elif one.t is not None:
+            _closeness_rows(one, bo, xi, u, n, bi, new_vars, ub_rows, ub)
     A_eq = coo_matrix((np.concatenate([e[2] for e in eq]),
                        (np.concatenate([e[0] for e in eq]), np.concatenate([e[1] for e in eq]))),
                       shape=(n_eq, nvar)).tocsr()

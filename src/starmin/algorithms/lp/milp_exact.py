@@ -35,7 +35,11 @@ exactly, not as a relaxation:
   satisfying class meets, and the MILP is solved again (at most ``CUT_ROUNDS`` rounds). An
   optimum whose classes all pass is optimal; if a failing class gives no cut, the release is
   repaired and marked ``bound`` with that relaxation's optimum as its bound;
-* conjunctions of these on one sensitive column.
+* conjunctions of these, on every sensitive column: a model holds for each column
+  (docs/models.md), so with several the value rows above are stated once per column, each
+  counting its own column's values, over the same ``x``, ``y`` and ``n``
+  (:func:`exact_constraints`), and entropy and recursive (c, l) get cuts on the column a
+  failing class fails.
 
 With ``x`` integer each block's rows are a class satisfying the model, so the MILP optimum is
 the optimum (Thm 9). Before HiGHS runs, interchangeable pairs are merged (:mod:`.aggregate`:
@@ -45,8 +49,10 @@ incumbent optimal). A release is checked class by class with the models' own exa
 arithmetic; a class the solver's tolerances let through (an EMD equal to ``t`` up to 1e-9)
 would be merged away and the result no longer claimed optimal.
 
-Not exact here (refused with the reason): more than one t-closeness model, more than one
-sensitive column.
+Not exact here (refused with the reason): more than one t-closeness model. With several
+sensitive columns the LP's rounding (``lp-rounding``, one column) is not run: the first
+release is ``merge-repair``'s, and column generation prices one column's relaxation (a
+relaxation of the whole model, so its bound and the reduced-cost fixing stay valid).
 
 Limits (work, never time unless asked): ``m <= 16`` QI columns and at most ``MAX_X`` ``x``
 variables after dropping useless vectors; ``node_limit`` nodes (default 20,000); the user's
@@ -131,8 +137,6 @@ def _unsupported_part(model: PrivacyModel, rt: RowTypes) -> str | None:
             ts += 1
     if ts > 1:
         return "one t-closeness model at a time"
-    if len(rt.sensitive) > 1:
-        return "one sensitive column at most"
     return None
 
 
@@ -153,10 +157,23 @@ def supports(model: PrivacyModel, rt: RowTypes) -> str | None:
     return None
 
 
-def exact_constraints(model: PrivacyModel, rt: RowTypes) -> Relaxation:
-    """Every constraint of the model, stated exactly (see the module docstring); entropy and
-    recursive (c, l)-diversity by their linear consequences (:mod:`.cuts`), which the cuts
-    complete."""
+def exact_constraints(model: PrivacyModel, rt: RowTypes) -> list[Relaxation]:
+    """Every constraint of the model, stated exactly (see the module docstring): one
+    relaxation per sensitive column (a model holds for each), the first carrying the class
+    size; entropy and recursive (c, l)-diversity by their linear consequences
+    (:mod:`.cuts`), which the cuts complete."""
+    from starmin.algorithms.t_closeness_bound import t_class_floor
+
+    k = max(implied_k(model), t_class_floor(rt, model))  # t-close classes hold >= X_min rows
+    if not rt.sensitive:
+        return [Relaxation("k", k=k)]
+    return [_column_constraints(model, rt, a, k if a == 0 else 1)
+            for a in range(len(rt.sensitive))]
+
+
+def _column_constraints(model: PrivacyModel, rt: RowTypes, a: int, k: int) -> Relaxation:
+    """The model's constraints on sensitive column ``a`` (share cap, distinct values,
+    t-closeness), with class size ``k``."""
     from starmin.models.l_diversity import (
         DistinctLDiversity,
         EntropyLDiversity,
@@ -166,7 +183,7 @@ def exact_constraints(model: PrivacyModel, rt: RowTypes) -> Relaxation:
     from starmin.models.p_sensitive import PSensitiveKAnonymity
     from starmin.models.t_closeness import TCloseness
 
-    r = len(rt.sensitive_domains[0]) if rt.sensitive else 1
+    r = len(rt.sensitive_domains[a])
     cap: float | None = None
     distinct = 0
     t_rel: Relaxation | None = None
@@ -184,20 +201,24 @@ def exact_constraints(model: PrivacyModel, rt: RowTypes) -> Relaxation:
         elif isinstance(part, PSensitiveKAnonymity):
             distinct = max(distinct, int(part.p))
         elif isinstance(part, TCloseness):
-            t_rel = next((r for r in relaxations(part, rt) if r.t is not None), None) \
-                or transport_relaxation(rt, 0, part)
+            t_rel = next((x for x in relaxations(part, rt) if x.t is not None
+                          and x.column == a), None) or transport_relaxation(rt, a, part)
         if share is not None and share < 1.0:
             cap = share if cap is None else min(cap, share)
-    from starmin.algorithms.t_closeness_bound import t_class_floor
-
-    k = max(implied_k(model), t_class_floor(rt, model))  # t-close classes hold >= X_min rows
-    if not rt.sensitive:
-        return Relaxation("k", k=k)
-    vk = rt.keys[:, 0].astype(np.int64)
-    tot = np.bincount(vk, weights=rt.counts.sum(axis=0), minlength=len(rt.sensitive_domains[0]))
-    return Relaxation("exact", k=k, column=0, cap=cap, distinct=distinct,
+    vk = rt.keys[:, a].astype(np.int64)
+    tot = np.bincount(vk, weights=rt.counts.sum(axis=0), minlength=r)
+    return Relaxation("exact" + (f" on {rt.sensitive[a]}" if len(rt.sensitive) > 1 else ""),
+                      k=k, column=a, cap=cap, distinct=distinct,
                       t=t_rel.t if t_rel else None, cuts=t_rel.cuts if t_rel else None,
                       d=t_rel.d if t_rel else None, value_of_key=vk, p=tot / max(tot.sum(), 1))
+
+
+def merge_key(rels: list[Relaxation], rt: RowTypes) -> np.ndarray | None:
+    """What two pairs must share to be merged (:func:`.aggregate.merge`): the sensitive value
+    of the one column, the whole sensitive key with several, nothing without one."""
+    if len(rels) > 1:
+        return np.arange(rt.s, dtype=np.int64)
+    return rels[0].value_of_key
 
 
 def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
@@ -235,19 +256,19 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     cert["milp_vectors"] = blocks.B
     if blocks.B == 0 and best is not None and upper is not None:
         return _proven(rt, best, upper, {**cert, "proven_by": "reduced-cost fixing"}, say)
-    rel = exact_constraints(model, rt)
+    rels = exact_constraints(model, rt)
     mpairs, mblocks, merged = pairs, blocks, None
     if np.isin(np.arange(pairs.P), blocks.pair_of).all():
-        merged = aggregate.merge(pairs, blocks, rel.value_of_key)
+        merged = aggregate.merge(pairs, blocks, merge_key(rels, rt))
         mpairs, mblocks = merged.pairs, merged.blocks
         cert["milp_pairs"] = [pairs.P, mpairs.P]
-    prog = build(mpairs, rel, mblocks)
+    prog = build(mpairs, rels, mblocks)
     cert["milp_variables"] = len(prog.c)
     left = seconds_until(end)
     clock = "" if left is None else f", {left:.1f} s left of the time limit {seconds:g} s"
     say(f"{NAME}: {blocks.B:,} output vectors left, {len(prog.c):,} variables; HiGHS "
         f"branch and bound (node limit {node_limit:,}{clock})")
-    sol, rounds, separated = _solve_with_cuts(rt, model, rel, mpairs, mblocks, prog, node_limit,
+    sol, rounds, separated = _solve_with_cuts(rt, model, rels, mpairs, mblocks, prog, node_limit,
                                               left, say, upper)
     if nonlinear(model):
         cert["cut_rounds"] = rounds
@@ -303,11 +324,12 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     return plan
 
 
-def _solve_with_cuts(rt: RowTypes, model: PrivacyModel, rel: Relaxation, pairs: Pairs,
+def _solve_with_cuts(rt: RowTypes, model: PrivacyModel, rels: list[Relaxation], pairs: Pairs,
                      blocks: Blocks, prog: Program, node_limit: int, seconds: float | None,
                      say: Progress, upper: int | None) -> tuple[MILPSolution, int, bool]:
     """The MILP, solved again with cuts (:mod:`.cuts`) while a class of its optimum fails a
-    nonlinear part of the model: ``(solution, rounds, separated)``. ``separated`` is false
+    nonlinear part of the model: ``(solution, rounds, separated)``. Each sensitive column
+    (``rels``, one per column) gives its own cuts on its own values. ``separated`` is false
     when a failing class gives no cut or :data:`CUT_ROUNDS` rounds were made; the last
     solution is then optimal for a relaxation only. With the user's time limit, every round
     gets what is left of it."""
@@ -317,7 +339,8 @@ def _solve_with_cuts(rt: RowTypes, model: PrivacyModel, rel: Relaxation, pairs: 
 
     extra = nonlinear(model)
     deadline = deadline_after(seconds)
-    value_of_x = rel.value_of_key[pairs.key_of[blocks.pair_of]] if extra else None
+    value_of_x = [rel.value_of_key[pairs.key_of[blocks.pair_of]] for rel in rels] \
+        if extra else []
     seen: set[bytes] = set()
     rounds = 0
     while True:
@@ -325,22 +348,25 @@ def _solve_with_cuts(rt: RowTypes, model: PrivacyModel, rel: Relaxation, pairs: 
         sol = highs_cutoff.solve(prog, upper=upper, node_limit=node_limit, seconds=left)
         if not extra or sol.x is None or not sol.optimal:
             return sol, rounds, True
-        new: list[Cut] = []
+        new: list[tuple[Cut, int]] = []
         failing = False
         for _t, keys, counts in groups_of(pairs, blocks, np.round(sol.x)):
             kc = np.bincount(keys, weights=counts, minlength=rt.s).astype(np.int64)
-            x = value_counts(keys, counts, rel.value_of_key, rel.r)
             for part in extra:
                 if holds(part, rt, kc[None, :])[0]:
                     continue
                 failing = True
-                cut = cut_for(part, x)
-                if cut is None:
+                cuts = [(cut, a) for a, rel in enumerate(rels)
+                        if (cut := cut_for(part, value_counts(keys, counts, rel.value_of_key,
+                                                              rel.r))) is not None]
+                if not cuts:
                     return sol, rounds, False
-                tag = np.round(cut.coef, 12).tobytes() + bytes([int(cut.y_coef)])
-                if tag not in seen:
-                    seen.add(tag)
-                    new.append(cut)
+                for cut, a in cuts:
+                    tag = (np.round(cut.coef, 12).tobytes() + bytes([int(cut.y_coef)])
+                           + a.to_bytes(4, "little"))
+                    if tag not in seen:
+                        seen.add(tag)
+                        new.append((cut, a))
         if not new:  # every class passes, or fails a cut already added (round-off)
             return sol, rounds, not failing
         if rounds >= CUT_ROUNDS:
@@ -348,21 +374,21 @@ def _solve_with_cuts(rt: RowTypes, model: PrivacyModel, rel: Relaxation, pairs: 
         rounds += 1
         say(f"{NAME}: {len(new)} cut(s) for {', '.join(p.name for p in extra)} "
             f"(round {rounds})")
-        assert value_of_x is not None
         prog = with_rows(prog, *_cut_rows(new, blocks, value_of_x, prog))
 
 
-def _cut_rows(cuts: list[Cut], blocks: Blocks, value_of_x: np.ndarray,
+def _cut_rows(cuts: list[tuple[Cut, int]], blocks: Blocks, value_of_x: list[np.ndarray],
               prog: Program) -> tuple[object, np.ndarray]:
-    """Each cut as one row per output vector (see :class:`.cuts.Cut`)."""
+    """Each cut (on its sensitive column: ``value_of_x[a]`` is the column's value of each
+    ``x``) as one row per output vector (see :class:`.cuts.Cut`)."""
     from scipy.sparse import coo_matrix
 
     B, X = blocks.B, len(blocks.block_of)
     rows, cols, data = [], [], []
-    for i, cut in enumerate(cuts):
+    for i, (cut, a) in enumerate(cuts):
         rows.append(i * B + blocks.block_of)
         cols.append(np.arange(X, dtype=np.int64))
-        data.append(cut.coef[value_of_x])
+        data.append(cut.coef[value_of_x[a]])
         if cut.y_coef:
             if prog.y is None:
                 raise AssertionError("a cut needs the class indicators y(b)")
@@ -371,7 +397,7 @@ def _cut_rows(cuts: list[Cut], blocks: Blocks, value_of_x: np.ndarray,
             data.append(np.full(B, cut.y_coef))
     m = coo_matrix((np.concatenate(data), (np.concatenate(rows), np.concatenate(cols))),
                    shape=(len(cuts) * B, len(prog.c))).tocsr()
-    rhs = np.repeat(np.array([c.rhs for c in cuts], dtype=np.float64), B)
+    rhs = np.repeat(np.array([c.rhs for c, _a in cuts], dtype=np.float64), B)
     return m, rhs
 
 
@@ -410,7 +436,7 @@ def _incumbent(rt: RowTypes, model: PrivacyModel, say: Progress, seconds: float 
                                rounds_until=None if seconds is None or end is None
                                else end - (1 - COLGEN_SHARE) * seconds)
         bound = cg.bound
-        if rel.t is None:
+        if rel.t is None and len(rt.sensitive) <= 1:
             rounded = classes_of_lp(rt, model, cg, seconds=seconds_until(end), progress=say)
     except (WorkLimit, RuntimeError) as exc:
         if seconds is None:
@@ -493,7 +519,7 @@ ALGORITHM = Algorithm(
     summary="exact: minimum stars by the row-type MILP of Liang & Yuan Thm 9 over every "
             "useful output vector, solved to proven optimality by HiGHS (k, frequency and "
             "distinct l, p-sensitivity, t under equal/ordered/hierarchical/matrix distance; "
-            "entropy and recursive (c, l) by cuts)",
+            "entropy and recursive (c, l) by cuts; on every sensitive column)",
     guarantee=GUARANTEE,
     solve=solve,
     supports=supports,
