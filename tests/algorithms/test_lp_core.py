@@ -22,6 +22,7 @@ from starmin.models import (
     HierarchicalDistance,
     KAnonymity,
     LDiversity,
+    MatrixDistance,
     OrderedDistance,
     RecursiveCLDiversity,
     TCloseness,
@@ -42,6 +43,14 @@ MODELS = {
     "t0.3-hier": TCloseness("0.3", HIER),
     "k3-l2": AllOf(KAnonymity(3), LDiversity(2)),
     "k2-t0.3": AllOf(KAnonymity(2), TCloseness("0.3")),
+}
+METRIC = MatrixDistance([[0, 0.5, 1, 1], [0.5, 0, 0.5, 1], [1, 0.5, 0, 0.5], [1, 1, 0.5, 0]])
+"""Not a tree metric (0 and 3 are 1 apart, 0.5 + 0.5 + 0.5 by the path): Thm 9's transport
+constraints in the master, the Lagrangian gain in the pricing."""
+MATRIX_MODELS = {
+    "t0.15-matrix": TCloseness("0.15", METRIC),
+    "t0.3-matrix": TCloseness("0.3", METRIC),
+    "k3-t0.25-matrix": AllOf(KAnonymity(3), TCloseness("0.25", METRIC)),
 }
 
 
@@ -75,13 +84,14 @@ def block_gain(rt: RowTypes, rel, members: np.ndarray, pi: np.ndarray) -> float:
     return -float(res.fun) if res.status == 0 else -np.inf
 
 
-@pytest.mark.parametrize("name", list(MODELS))
+@pytest.mark.parametrize("name", [*MODELS, *MATRIX_MODELS])
 def test_pricing_gain_is_the_block_lp(name: str) -> None:
     """For random duals, every vector's gain from the pricing equals the optimum of the master's
-    constraints for that one class (an upper bound within 1e-6 for the Lagrangian)."""
+    constraints for that one class (an upper bound within 1e-6 for the Lagrangian; under a
+    matrix distance the master's class is Thm 9's transport constraints)."""
     rng = np.random.default_rng(7)
     for rt in tables(3, 11):
-        for rel in relaxations(MODELS[name], rt):
+        for rel in relaxations({**MODELS, **MATRIX_MODELS}[name], rt):
             pricer = Pricer(rt, Pairs.of(rt), rel)
             pi = rng.normal(1.0, 1.0, size=pricer.pairs.P)
             for mask in range(1 << rt.m):
@@ -119,6 +129,54 @@ def test_bound_and_release_against_brute_force(name: str) -> None:
         assert holds(model, rt, plan.class_key_counts(rt.s)).all()
         assert plan.lower_bound is not None and plan.lower_bound <= opt <= plan.stars
     assert seen >= 3
+
+
+@pytest.mark.parametrize("name", list(MATRIX_MODELS))
+def test_matrix_distance_is_priced_and_bounded(name: str) -> None:
+    """t-closeness under a matrix distance is in column generation: a relaxation with no
+    cuts (transport constraints), a certified bound never above brute force's optimum, and,
+    when complete, the LP optimum over every vector. lp-rounding still refuses it."""
+    model = MATRIX_MODELS[name]
+    seen = 0
+    for rt in tables(14, 3):
+        rels = [r for r in relaxations(model, rt) if r.t is not None]
+        assert len(rels) == 1 and rels[0].cuts is None and rels[0].d is not None
+        try:
+            opt = brute_force.ALGORITHM.solve(rt, model).stars
+        except Infeasible:
+            continue
+        seen += 1
+        for rel in relaxations(model, rt):
+            cg = column_generation(rt, rel)
+            assert cg.bound <= opt, (rel.name, cg.bound, opt)
+            if cg.complete:
+                assert cg.bound >= cg.lp_value - 1e-4
+        assert lp_rounding.supports(model, rt) is not None
+    assert seen >= 3
+
+
+def test_the_report_carries_the_lp_bound_under_a_matrix_distance() -> None:
+    """The combinatorial t bounds relax a matrix distance's EMD to variational distance
+    ``t / d_min`` (here 0.4); the LP core's bound states Thm 9's transport constraints and
+    is in every report (:func:`starmin.api.lower_bounds`): never above brute force's
+    optimum, and above every t bound on some of these tables."""
+    from starmin.api import lower_bounds
+
+    r = 4
+    pos = np.arange(r)
+    D = np.minimum(np.abs(pos[:, None] - pos[None, :]), r - np.abs(pos[:, None] - pos[None, :]))
+    model = TCloseness("0.2", MatrixDistance((D / 2).tolist()))  # a 4-cycle: 0.5 / 1
+    positive = 0
+    for rt in tables(10, 5):
+        try:
+            opt = brute_force.ALGORITHM.solve(rt, model).stars
+        except Infeasible:
+            continue
+        got = lower_bounds(rt, model)
+        assert got["best"] <= opt and got.get("lp", 0) <= opt
+        others = [v for name, v in got.items() if name.startswith("t-")]
+        positive += int(got.get("lp", 0) > max(others, default=0))
+    assert positive >= 3
 
 
 def test_lp_rounding_is_usually_optimal_on_small_tables() -> None:

@@ -70,7 +70,7 @@ def supports(model: PrivacyModel, rt: RowTypes) -> str | None:
         if not isinstance(part, KAnonymity | LDiversity | RecursiveCLDiversity | TCloseness):
             return f"{part.name} is not linear in the LP core yet"
         if isinstance(part, TCloseness) and not any(
-                r.t is not None for r in relaxations(part, rt)):
+                r.t is not None and r.cuts is not None for r in relaxations(part, rt)):
             return "t-closeness under a matrix distance is not in the LP core yet"
     if len(rt.sensitive) > 1:
         return "one sensitive column at most"

@@ -12,7 +12,7 @@ Variables, per output vector (a *block* ``b``, released with ``stars(b)`` stars 
   ``sum_u z(b, u) >= distinct y(b)``;
 * ``t``: ``w(b, C) >= |x(b, C) - p(C) n(b)|`` for every cut ``C`` (one-sided, values of the
   block only, for the equal distance) and ``sum_C weight(C) w(b, C) <= t n(b)``;
-* ``t`` under a matrix distance (no cuts; exact MILP only): Liang & Yuan Thm 9's transport
+* ``t`` under a matrix distance (no cuts): Liang & Yuan Thm 9's transport
   constraints, flows ``f(b, u, v) >= 0`` from each value ``u`` of the block to every value
   ``v``: ``sum_v f(b, u, v) = x(b, u)``, ``sum_u f(b, u, v) = p(v) n(b)`` and
   ``sum d(u, v) f(b, u, v) <= t n(b)`` (a flow exists iff the class's EMD is at most ``t``).

@@ -12,12 +12,13 @@ and ``v*`` prices out (a new column) when ``G(v*) > stars(v*)``. Gains are exact
 * ``t`` (equal distance): from the table's distribution, the mass of values the vector's rows
   lack must move (``m_out <= t``); the rest of the budget moves from the lowest-gain values to
   the highest (total variation is the mass moved, Liang & Yuan Fact 1).
-* ``t`` (other tree metrics): by LP duality, ``G = min over mu >= 0 of mu t + sum_u p_u
-  max_w (beta_w - mu d(u, w))`` (a transport from the table's distribution with its cost
-  priced at ``mu``); every ``mu`` gives an upper bound, and a golden-section search over the
-  convex function gets close to the minimum (an optimal ``mu`` is at most the gain spread
-  over ``t`` minus the cheapest class's EMD). A vector whose cheapest class (each value's
-  mass moved to the nearest value it has) is beyond ``t`` has no class: gain ``-inf``. An
+* ``t`` (other tree metrics, and matrix distances: any metric ``d``): by LP duality,
+  ``G = min over mu >= 0 of mu t + sum_u p_u max_w (beta_w - mu d(u, w))`` (a transport
+  from the table's distribution with its cost priced at ``mu``); every ``mu`` gives an
+  upper bound, and a golden-section search over the convex function gets close to the
+  minimum (an optimal ``mu`` is at most the gain spread over ``t`` minus the cheapest
+  class's EMD). A vector whose cheapest class (each value's mass moved to the nearest value
+  it has) is beyond ``t`` has no class: gain ``-inf``. An
   upper bound keeps every certificate valid.
 
 Vectors are enumerated per suppression pattern (:mod:`..heuristic.pattern_keys`): each
@@ -141,8 +142,7 @@ class Pricer:
             else:
                 gain_of = self._closeness
                 gain = gain_of(beta)
-                assert rel.cuts is not None
-                equal = rel.cuts.one_sided
+                equal = rel.cuts is not None and rel.cuts.one_sided
 
                 def share(gi: int) -> FloatArray | None:
                     q = np.where(np.isfinite(beta[gi]), 1.0, 0.0)
@@ -272,10 +272,10 @@ class Pricer:
 
     def _closeness(self, beta: FloatArray) -> FloatArray:
         rel = self.rel
-        assert rel.t is not None and rel.cuts is not None and rel.d is not None
-        if rel.cuts.one_sided:
+        assert rel.t is not None and rel.d is not None
+        if rel.cuts is not None and rel.cuts.one_sided:
             return _equal_gain(beta, rel.p, rel.t)
-        return _lagrangian_gain(beta, rel.p, rel.d, rel.t)
+        return _lagrangian_gain(beta, rel.p, rel.d, rel.t)  # tree metrics and matrices
 
 
 def _capped_gain(beta: FloatArray, vcap: float) -> FloatArray:

@@ -16,6 +16,8 @@ that are homogeneous (scaling a class keeps them), so the classes of one vector 
   ``|q(cut) - p(cut)|``: a tree metric's EMD is the sum over its edges of the edge length
   times the mass that must cross it (the equal distance is a star with edges 1/2, the ordered
   distance a path with edges ``1/(R-1)``, the hierarchy a tree with edges ``1/(2H)``).
+  Under a matrix distance (any normalized metric, not a tree metric) the class's EMD is
+  Thm 9's transport LP itself: flows from the class's values to the table's distribution.
 
 Entropy l-diversity is relaxed to its class size ``l`` (``H(q) >= log l`` needs ``l``
 values); distinct l-diversity and p-sensitivity to their class size. A combination gives one
@@ -121,13 +123,17 @@ def _with_column(rt: RowTypes, a: int, name: str, **kw: object) -> Relaxation:
 
 
 def _t_relaxation(rt: RowTypes, a: int, part: object) -> Relaxation | None:
-    """t-closeness on column ``a`` with its ground distances and cuts (None: a matrix
-    distance, which is not a tree metric; not priced yet)."""
+    """t-closeness on column ``a`` with its ground distances and cuts; under a matrix
+    distance (not a tree metric) the ground distances alone, for Thm 9's transport
+    constraints (:func:`transport_relaxation`); None for a distance of another kind."""
     from starmin.models.distances import EqualDistance, HierarchicalDistance, OrderedDistance
+    from starmin.models.matrix_distance import MatrixDistance
 
     distance = part.distance  # type: ignore[attr-defined]
     t = float(Fraction(part.t_exact))  # type: ignore[attr-defined]
     values = rt.sensitive_domains[a]
+    if isinstance(distance, MatrixDistance):
+        return transport_relaxation(rt, a, part)
     if not isinstance(distance, EqualDistance | OrderedDistance | HierarchicalDistance):
         return None
     d = ground_distances(distance, values)
@@ -145,10 +151,10 @@ def _t_relaxation(rt: RowTypes, a: int, part: object) -> Relaxation | None:
 
 
 def transport_relaxation(rt: RowTypes, a: int, part: object) -> Relaxation:
-    """t-closeness under a matrix distance on column ``a``, for the exact MILP only: the
-    ground distances ``d`` and no cuts (``cuts=None``), so the program states the EMD by
-    Liang & Yuan Thm 9's transport constraints (:func:`.master.build`). Column generation
-    does not price it (:func:`relaxations` leaves it out)."""
+    """t-closeness under a matrix distance on column ``a``: the ground distances ``d`` and no
+    cuts (``cuts=None``), so the program states the EMD by Liang & Yuan Thm 9's transport
+    constraints (:func:`.master.build`), and column generation prices it by the Lagrangian
+    gain of :mod:`.pricing` (a transport from the table's distribution)."""
     distance = part.distance  # type: ignore[attr-defined]
     values = rt.sensitive_domains[a]
     pos = distance.positions(values)
