@@ -1,17 +1,27 @@
 """t-closeness under any user metric: EMD by one exact LP per distinct class distribution.
 
-Guarantee: safe. The verdict for a class is taken from an *upper bound* on its EMD that is
-computed exactly in rational arithmetic: HiGHS solves the transport LP in floating point, its
-flow is rounded to integers and repaired to satisfy every supply and demand exactly, and the
-cost of that feasible flow (with the matrix entries read as the decimals the user wrote) is an
-exact upper bound on the EMD. A class passes only if this bound is ``<= t``. Since the LP has an
-integral optimal vertex, the bound equals the EMD unless HiGHS was inaccurate, in which case the
-check only becomes stricter.
+Guarantee: safe, and exact for matrices of short decimals. The verdict for a class is taken
+from an *upper bound* on its EMD that is computed exactly in rational arithmetic: the cost of
+an integer flow that meets every supply and demand exactly (with the matrix entries read as
+the decimals the user wrote). A class passes only if this bound is ``<= t``. The flow is a
+minimum-cost flow in integers (OR-Tools ``SimpleMinCostFlow``) on the class's integer
+supplies and demands:
 
-Complexity: one LP with ``|S+| x |S-|`` variables per distinct class histogram, where
+* when every entry is a multiple of ``1 / L`` with ``L <= 10^6`` (e.g. 0.25, 0.3, 0.125) the
+  costs ``L d`` are exact integers, so the flow is optimal and the bound **is** the EMD;
+* otherwise the costs are the entries rounded to integers at a scale that keeps every
+  product in 64 bits (``10^9`` steps per unit distance, fewer for classes of millions of
+  rows, at least ``10^6``), so the flow is optimal for costs within half a step of the true
+  ones and the bound is within a step of the EMD (never below it);
+* when even that would overflow (a class's supplies ``c_i N`` past about ``4 10^9``), HiGHS
+  solves the transport LP in floating point, its flow is rounded to integers and repaired.
+
+Complexity: one flow problem on ``|S+| x |S-|`` arcs per distinct class histogram, where
 ``S+`` / ``S-`` are the values the class has more / less of than the table (the mass in common
-stays in place; the LP over the full ``|S| x |S|`` plan has the same optimum by the triangle
-inequality, and any flow of the reduced LP is a flow of the full one with the same cost).
+stays in place; the problem over the full ``|S| x |S|`` plan has the same optimum by the
+triangle inequality, and any flow of the reduced one is a flow of the full one with the same
+cost): tens of microseconds, against about 3 ms for one LP through SciPy (on adult's first 300
+rows under ``merge-repair`` 8,885 LPs took 26 of its 29 CPU seconds).
 
 References
 ----------
@@ -20,6 +30,7 @@ Liang, Yuan, Sec. 2.1 (normalized metric space; EMD as an LP). Li et al., ICDE 2
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -101,6 +112,8 @@ class MatrixDistance:
         pos = self.positions(values)
         Mf = np.asarray(self.matrix, dtype=np.float64)[np.ix_(pos, pos)]
         Mx = [[self._exact[a][b] for b in pos] for a in pos]
+        L = math.lcm(*(x.denominator for row in Mx for x in row))
+        ML = [[int(x * L) for x in row] for row in Mx]  # exact: the distances times L
         ok = np.ones(D.shape[0], dtype=bool)
         emd = np.zeros(D.shape[0], dtype=np.float64)
         key = np.concatenate([np.asarray(D, dtype=object), np.asarray(scale, object)[:, None]],
@@ -109,7 +122,7 @@ class MatrixDistance:
         for i in range(D.shape[0]):
             k = tuple(int(x) for x in key[i])
             if k not in seen:
-                seen[k] = _one_class([int(x) for x in D[i]], int(scale[i]), Mf, Mx, t)
+                seen[k] = _one_class([int(x) for x in D[i]], int(scale[i]), Mf, ML, L, t)
             ok[i], emd[i] = seen[k]
         return ok, emd
 
@@ -139,18 +152,64 @@ def _check_metric(M: NDArray[np.float64]) -> None:
                            "use a metric (e.g. shortest-path distances)")
 
 
+EXACT_SCALE = 10**6
+"""Largest common denominator ``L`` of the matrix entries for which the flow's costs are the
+exact integers ``L d`` (the EMD is then exact, not an upper bound)."""
+_COST_LIMIT = 2**52
+"""Flow costs times the total supply stay below this: OR-Tools' costs are 64-bit and its
+cost scaling multiplies them by the number of nodes (a flow it cannot solve in range is not
+reported optimal, and the LP path takes over)."""
+_MIN_SCALE = 10**6
+"""Rounded costs need at least this many steps per unit distance, else the LP path is used."""
+
+
 def _one_class(d: list[int], scale: int, Mf: NDArray[np.float64],
-               Mx: list[list[Fraction]], t: Fraction) -> tuple[bool, float]:
+               ML: list[list[int]], L: int, t: Fraction) -> tuple[bool, float]:
+    """Verdict and EMD (an exact upper bound, the EMD itself on the exact path) of one class:
+    ``d`` the integer differences, ``scale`` ``n N``, ``ML`` the distances times ``L`` (exact
+    integers)."""
     src = [i for i, x in enumerate(d) if x > 0]
     dst = [j for j, x in enumerate(d) if x < 0]
     if not src or scale == 0:
         return True, 0.0
     a = [d[i] for i in src]
     b = [-d[j] for j in dst]
-    flow = _transport(a, b, Mf[np.ix_(src, dst)], scale)
-    cost = sum((Mx[src[p]][dst[q]] * f for (p, q), f in flow.items()), Fraction(0))
-    ub = cost / scale
+    total = sum(a)
+    if L <= EXACT_SCALE and L * total < _COST_LIMIT:  # exact integer costs: the EMD itself
+        C = np.array([[ML[i][j] for j in dst] for i in src], dtype=np.int64)
+        flow = _min_cost_flow(a, b, C)
+        if flow is not None:
+            cost = int((C * flow).sum(dtype=object))
+            return bool(Fraction(cost, L * scale) <= t), cost / (L * scale)
+    step = min(10**9, _COST_LIMIT // max(total, 1))
+    found = None
+    if step >= _MIN_SCALE:  # costs rounded to 1/step: a near-optimal integer flow
+        found = _min_cost_flow(a, b, np.rint(Mf[np.ix_(src, dst)] * step).astype(np.int64))
+    if found is None:
+        pairs = _transport(a, b, Mf[np.ix_(src, dst)], scale)
+    else:
+        pairs = {(p, q): int(found[p, q]) for p, q in zip(*np.nonzero(found), strict=True)}
+    ub = Fraction(sum(ML[src[p]][dst[q]] * f for (p, q), f in pairs.items()), L * scale)
     return bool(ub <= t), float(ub)
+
+
+def _min_cost_flow(a: list[int], b: list[int], C: NDArray[np.int64]) -> NDArray[np.int64] | None:
+    """``(p, q)`` an integer flow of least cost ``C`` from supplies ``a`` to demands ``b``
+    (equal totals), by OR-Tools' min-cost flow; ``None`` if it does not report optimal."""
+    from ortools.graph.python import min_cost_flow  # imported here: only matrices need it
+
+    p, q = len(a), len(b)
+    mcf = min_cost_flow.SimpleMinCostFlow()
+    tails = np.repeat(np.arange(p, dtype=np.int64), q)
+    heads = np.tile(np.arange(p, p + q, dtype=np.int64), p)
+    cap = np.minimum(np.repeat(np.asarray(a, dtype=np.int64), q),
+                     np.tile(np.asarray(b, dtype=np.int64), p))
+    arcs = mcf.add_arcs_with_capacity_and_unit_cost(tails, heads, cap, C.reshape(-1))
+    mcf.set_nodes_supplies(np.arange(p + q, dtype=np.int64),
+                           np.asarray(a + [-x for x in b], dtype=np.int64))
+    if mcf.solve() != mcf.OPTIMAL:
+        return None
+    return np.asarray(mcf.flows(arcs), dtype=np.int64).reshape(p, q)
 
 
 def _transport(a: list[int], b: list[int], C: NDArray[np.float64],
