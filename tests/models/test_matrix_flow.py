@@ -6,6 +6,7 @@ overflow."""
 from __future__ import annotations
 
 from fractions import Fraction
+from itertools import pairwise
 
 import numpy as np
 import pytest
@@ -21,7 +22,7 @@ def line_emd(c: list[int], o: list[int], x: list[Fraction]) -> Fraction:
     n, N = sum(c), sum(o)
     order = sorted(range(len(x)), key=lambda i: x[i])
     out, fc, fo = Fraction(0), Fraction(0), Fraction(0)
-    for a, b in zip(order, order[1:], strict=False):
+    for a, b in pairwise(order):
         fc += Fraction(c[a], n)
         fo += Fraction(o[a], N)
         out += abs(fc - fo) * (x[b] - x[a])
