@@ -6,7 +6,9 @@ pricing completes), so every run reports how far it can be from the optimum. The
 verified like every release.
 
 Models: k-anonymity, frequency l-diversity, recursive (c, l)-diversity, t-closeness under the
-equal, ordered and hierarchical distances, and conjunctions of these on one sensitive column.
+equal, ordered and hierarchical distances, and conjunctions of these, on any number of
+sensitive columns (the rounding MILP states every column's rows; column generation prices one
+column's relaxation).
 The LP prices the model's main constraint (``cap`` for l-diversity, ``t`` for t-closeness,
 else ``k``); the rounding MILP holds every linear constraint at once; a class that still fails
 (recursive diversity's strict inequality) is merged away (:mod:`.rounding`).
@@ -72,8 +74,6 @@ def supports(model: PrivacyModel, rt: RowTypes) -> str | None:
         if isinstance(part, TCloseness) and not any(
                 r.t is not None and r.cuts is not None for r in relaxations(part, rt)):
             return "t-closeness under a matrix distance is not in the LP core yet"
-    if len(rt.sensitive) > 1:
-        return "one sensitive column at most"
     if rt.t_in > MAX_T_IN:
         return f"t_in = {rt.t_in} row types is over its limit of {MAX_T_IN}"
     if rt.m > MAX_M:
@@ -81,18 +81,26 @@ def supports(model: PrivacyModel, rt: RowTypes) -> str | None:
     return None
 
 
-def combined(model: PrivacyModel, rt: RowTypes) -> Relaxation:
-    """Every linear constraint of the model on its one sensitive column, for the MILP."""
+def combined(model: PrivacyModel, rt: RowTypes) -> list[Relaxation]:
+    """Every linear constraint of the model, for the rounding MILP: one relaxation per
+    sensitive column (its share cap and t-closeness rows; a model holds for each column),
+    the first also carrying the class size ``k`` (:func:`.master.build` states them over the
+    same ``x``, ``y`` and ``n``)."""
     rels = relaxations(model, rt)
-    caps = [r for r in rels if r.cap is not None]
-    ts = [r for r in rels if r.t is not None]
-    base = ts[0] if ts else (caps[0] if caps else Relaxation("k"))
-    cap = min((r.cap for r in caps if r.cap is not None), default=None)
-    if len(ts) > 1:
-        raise InvalidInput("lp-rounding takes one t-closeness model at a time")
-    return Relaxation("all constraints", k=implied_k(model), column=base.column, cap=cap,
-                      t=base.t, cuts=base.cuts, d=base.d, value_of_key=base.value_of_key,
-                      p=base.p)
+    k = implied_k(model)
+    out: list[Relaxation] = []
+    for a in range(max(len(rt.sensitive), 1)):
+        mine = [r for r in rels if r.column == a]
+        caps = [r for r in mine if r.cap is not None]
+        ts = [r for r in mine if r.t is not None]
+        if len(ts) > 1:
+            raise InvalidInput("lp-rounding takes one t-closeness model at a time")
+        base = ts[0] if ts else (caps[0] if caps else Relaxation("k"))
+        cap = min((r.cap for r in caps if r.cap is not None), default=None)
+        out.append(Relaxation("all constraints", k=k if a == 0 else 1, column=base.column,
+                              cap=cap, t=base.t, cuts=base.cuts, d=base.d,
+                              value_of_key=base.value_of_key, p=base.p))
+    return out
 
 
 def primary(rels: list[Relaxation]) -> Relaxation:

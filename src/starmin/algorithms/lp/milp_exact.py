@@ -50,9 +50,9 @@ arithmetic; a class the solver's tolerances let through (an EMD equal to ``t`` u
 would be merged away and the result no longer claimed optimal.
 
 Not exact here (refused with the reason): more than one t-closeness model. With several
-sensitive columns the LP's rounding (``lp-rounding``, one column) is not run: the first
-release is ``merge-repair``'s, and column generation prices one column's relaxation (a
-relaxation of the whole model, so its bound and the reduced-cost fixing stay valid).
+sensitive columns column generation prices one column's relaxation (a relaxation of the
+whole model, so its bound and the reduced-cost fixing stay valid); the rounding states every
+column.
 
 Limits (work, never time unless asked): ``m <= 16`` QI columns and at most ``MAX_X`` ``x``
 variables after dropping useless vectors; ``node_limit`` nodes (default 20,000); the user's
@@ -436,7 +436,7 @@ def _incumbent(rt: RowTypes, model: PrivacyModel, say: Progress, seconds: float 
                                rounds_until=None if seconds is None or end is None
                                else end - (1 - COLGEN_SHARE) * seconds)
         bound = cg.bound
-        if rel.t is None and len(rt.sensitive) <= 1:
+        if rel.t is None:
             rounded = classes_of_lp(rt, model, cg, seconds=seconds_until(end), progress=say)
     except (WorkLimit, RuntimeError) as exc:
         if seconds is None:

@@ -20,6 +20,8 @@ against the certified LP bound of :mod:`.colgen`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from starmin.algorithms.base import Progress, deadline_after, seconds_until, silent
@@ -32,7 +34,8 @@ from starmin.models.base import PrivacyModel
 from starmin.transform.plan import suppressor
 
 
-def round_lp(pairs: Pairs, rel: Relaxation, blocks: Blocks, x: FloatArray, *,
+def round_lp(pairs: Pairs, rel: Relaxation | Sequence[Relaxation], blocks: Blocks,
+             x: FloatArray, *,
              node_limit: int = 2000, gap: float = 0.0,
              seconds: float | None = None, progress: Progress = silent) -> FloatArray:
     """Integral ``x(b, p)`` for the blocks (steps 1-2 of the module docstring); ``gap``:
