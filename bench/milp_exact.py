@@ -94,6 +94,7 @@ def main() -> None:
                            lower_bound=plan.lower_bound, guarantee=plan.guarantee.kind,
                            **{k: plan.certificate.get(k) for k in (
                                "proven_optimal", "proven_by", "lp_bound", "incumbent_stars",
+                               "incumbent_by",
                                "milp_vectors", "milp_pairs", "milp_variables", "stopped_by")})
             print(json.dumps(row), flush=True)
             runs.append(row)
