@@ -45,8 +45,9 @@ For the other models class sizes are not bounded beyond the table.
 
 Models, stated exactly (:mod:`.pricing`): k-anonymity, frequency and distinct l-diversity,
 p-sensitive k-anonymity, t-closeness under the equal and natural ordered distance, and
-conjunctions of these on one sensitive column. Size limit: ``t_in <= MAX_T_IN`` row types
-(the pricing model grows with row types x columns).
+conjunctions of these, on any number of sensitive columns (each holds on every column).
+Size limit: ``t_in <= MAX_T_IN`` row types (the pricing model grows with row types x
+columns).
 
 References: Bredereck, Nichterlein, Niedermeier & Philip, "The effect of homogeneity on the
 complexity of k-anonymity" Sec. 4 (row types); Liang & Yuan Sec. 2 (suppressor cost), Thm 6;
@@ -100,8 +101,6 @@ def supports(model: PrivacyModel, rt: RowTypes) -> str | None:
         reason = supported_part(part)
         if reason is not None:
             return reason
-    if len(rt.sensitive) > 1:
-        return "one sensitive column at most"
     if rt.t_in > MAX_T_IN:
         return (f"t_in = {rt.t_in} row types is over its limit of {MAX_T_IN}; use "
                 "--method milp or --method auto")

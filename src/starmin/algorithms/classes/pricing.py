@@ -21,6 +21,9 @@ Liang & Yuan Sec. 2). The model states, in integers and exactly:
   ordered distance: ``sum_{i < r} |sum_{j <= i} (n h_j - N T_j)| <= t (r - 1) n N`` (Li et al.
   Sec. 4).
 
+With several sensitive columns the rows of l-diversity, p-sensitivity and t-closeness are
+stated once per column, on its own values (a model holds for each column).
+
 Every auxiliary variable is a function of ``x``, so the solutions of the model are the
 satisfying classes, each once: the enumeration of :meth:`ClassModel.enumerate` lists every
 class under a reduced-cost threshold exactly once.
@@ -71,23 +74,26 @@ def supported_part(part: PrivacyModel) -> str | None:
 
 @dataclass(frozen=True)
 class Pairs:
-    """The (row type, key) pairs with rows: ``type_of``, ``key_of``, ``count`` ``(P,)``, and
-    ``value_of`` the sensitive value of each pair's key (0 without a sensitive column)."""
+    """The (row type, key) pairs with rows: ``type_of``, ``key_of``, ``count`` ``(P,)``;
+    ``values`` per sensitive column the value of each pair's key in it, ``rs`` the column's
+    number of values (one column of zeros, one value, without a sensitive column)."""
 
     type_of: NDArray[np.int64]
     key_of: NDArray[np.int64]
     count: NDArray[np.int64]
-    value_of: NDArray[np.int64]
-    r: int
+    values: tuple[NDArray[np.int64], ...]
+    rs: tuple[int, ...]
 
     @staticmethod
     def of(rt: RowTypes) -> Pairs:
         ti, ki = np.nonzero(rt.counts)
-        vk = (rt.keys[:, 0].astype(np.int64) if rt.sensitive
-              else np.zeros(rt.s, dtype=np.int64))
-        r = len(rt.sensitive_domains[0]) if rt.sensitive else 1
+        if rt.sensitive:
+            values = tuple(rt.keys[ki, a].astype(np.int64) for a in range(len(rt.sensitive)))
+            rs = tuple(len(d) for d in rt.sensitive_domains)
+        else:
+            values, rs = (np.zeros(len(ki), dtype=np.int64),), (1,)
         return Pairs(ti.astype(np.int64), ki.astype(np.int64),
-                     rt.counts[ti, ki].astype(np.int64), vk[ki], r)
+                     rt.counts[ti, ki].astype(np.int64), values, rs)
 
     @property
     def P(self) -> int:
@@ -153,14 +159,19 @@ class ClassModel:
         self.m = m
 
     def _model_rows(self, m: Any, model: PrivacyModel) -> None:
+        """The model's rows on every sensitive column (a model holds for each)."""
+        for value_of, r in zip(self.pairs.values, self.pairs.rs, strict=True):
+            self._column_rows(m, model, value_of, r)
+
+    def _column_rows(self, m: Any, model: PrivacyModel, value_of: NDArray[np.int64],
+                     r: int) -> None:
         from starmin.models.l_diversity import DistinctLDiversity, LDiversity
         from starmin.models.p_sensitive import PSensitiveKAnonymity
         from starmin.models.t_closeness import TCloseness
 
         pairs, N = self.pairs, self.N
-        h = [sum(self.x[p] for p in np.flatnonzero(pairs.value_of == v))
-             for v in range(pairs.r)]
-        tot = np.bincount(pairs.value_of, weights=pairs.count, minlength=pairs.r)
+        h = [sum(self.x[p] for p in np.flatnonzero(value_of == v)) for v in range(r)]
+        tot = np.bincount(value_of, weights=pairs.count, minlength=r)
         n = self.rt.n
         distinct = 0
         for part in parts(model):
@@ -173,10 +184,10 @@ class ClassModel:
                 distinct = max(distinct, int(part.p))
             elif isinstance(part, TCloseness):
                 t = Fraction(part.t_exact)
-                D = [n * h[v] - int(tot[v]) * N for v in range(pairs.r)]
+                D = [n * h[v] - int(tot[v]) * N for v in range(r)]
                 terms = []
                 ordered = type(part.distance).__name__ == "OrderedDistance"
-                present = [v for v in range(pairs.r) if tot[v] > 0]
+                present = [v for v in range(r) if tot[v] > 0]
                 if ordered:  # cumulative differences over the values present, in order
                     run: Any = 0
                     for v in present[:-1]:
@@ -190,7 +201,7 @@ class ClassModel:
                     for v in present:
                         m.add(t.denominator * D[v] <= t.numerator * n * N)
                         m.add(-t.denominator * D[v] <= t.numerator * n * N)
-                    for v in range(pairs.r):
+                    for v in range(r):
                         a = m.new_int_var(0, n * n, "")
                         m.add_max_equality(a, [D[v], 0])
                         terms.append(a)
