@@ -257,3 +257,48 @@ def test_hierarchy_bound_is_not_vacuous_at_t_one_over_height() -> None:
         rt = random_table(7500 + seed, 6 + seed % 3, m=3, values=[2, 2, 3], s=3)
         hit += _below_optimum(rt, TCloseness(0.5, HIERARCHY))["t-star-free"] > 0
     assert hit >= 3
+
+
+CYCLE6 = MatrixDistance([[min(abs(i - j), 6 - abs(i - j)) / 3 for j in range(6)]
+                         for i in range(6)])
+"""Six values on a circle, ``d`` = arc / 3: ``d_min = 1/3``, so at ``t >= 1/3`` the
+variational relaxation (``TV <= t / d_min >= 1``) is vacuous, while one value alone is about
+1/2 from the table."""
+
+
+@pytest.mark.parametrize("t", [0.34, 0.4])
+@pytest.mark.parametrize("seed", range(6))
+def test_matrix_class_floor_is_sound_and_bites(t: float, seed: int) -> None:
+    """Under a matrix distance the fewest rows of a t-close class come from the model's own
+    verdict on every composition (``matrix_class_floor``): no class of brute force's optimal
+    release is smaller, and every bound stays at most the optimum."""
+    from starmin.algorithms.t_closeness_bound import t_class_floor
+
+    rt = random_table(9100 + seed, 10 + seed % 3, m=3, values=[2, 2, 3], s=6)
+    model = TCloseness(t, CYCLE6)
+    floor = t_class_floor(rt, model)
+    plan = brute_force.solve(rt, model)
+    assert plan.class_sizes.min() >= floor
+    b = t_closeness_lower_bounds(rt, model)
+    assert max(b.values()) <= plan.stars
+    if floor >= 2:  # no single row is t-close: every row type of one row needs a star
+        single = int((rt.counts.sum(axis=1) == 1).sum())
+        assert b["t-star-free"] >= single
+
+
+def test_matrix_class_floor_raises_the_bounds_somewhere(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The floor is above the relaxation's (1) on these tables, and the bounds with it are
+    positive where they were 0: a test that fails if the model's verdict is not consulted."""
+    from starmin.algorithms import t_closeness_bound as tb
+
+    raised = 0
+    for seed in range(6):
+        rt = random_table(9100 + seed, 10 + seed % 3, m=3, values=[2, 2, 3], s=6)
+        model = TCloseness(0.34, CYCLE6)
+        with_floor = max(tb.t_closeness_lower_bounds(rt, model).values())
+        with monkeypatch.context() as mp:
+            mp.setattr(tb, "matrix_class_floor", lambda model, values, o, start: start)
+            without = max(tb.t_closeness_lower_bounds(rt, model).values())
+        raised += int(with_floor > without == 0)
+    assert raised >= 3

@@ -256,8 +256,49 @@ def _columns(rt: RowTypes, model: TCloseness) -> Iterator[_Column]:
         exact = isinstance(model.distance, EqualDistance | HierarchicalDistance
                            | OrderedDistance) and math.isfinite(scale)
         radius = model.t_exact * int(scale) if exact else tau
-        yield _Column(hist[:, present], o[present], _Cut(tau, items, levels, cuts),
-                      min_class_size(model.distance, held, o[present], tau), radius)
+        x_min = min_class_size(model.distance, held, o[present], tau)
+        if isinstance(model.distance, MatrixDistance):
+            x_min = matrix_class_floor(model, values, o, x_min)
+        yield _Column(hist[:, present], o[present], _Cut(tau, items, levels, cuts), x_min,
+                      radius)
+
+
+MATRIX_FLOOR_WORK = 20_000
+"""Most class compositions :func:`matrix_class_floor` judges (a work limit)."""
+
+
+def matrix_class_floor(model: TCloseness, values: Sequence[object], o: IntArray,
+                       start: int) -> int:
+    """The fewest rows of any t-close class under a matrix distance, at least ``start`` (a
+    floor already proven, :func:`~starmin.algorithms.t_class_size.min_class_size`, whose
+    variational relaxation ``EMD >= d_min TV`` says nothing once ``t >= d_min``).
+
+    Every composition of ``X = start, start + 1, ...`` rows over the values the table holds
+    (at most ``o_v`` of value ``v``) is judged by the model itself (its EMD by min-cost flow);
+    the first ``X`` with a passing composition is returned, or, when the next size has more
+    compositions than are left of :data:`MATRIX_FLOOR_WORK`, that size: every smaller size was
+    judged whole and failed, so no t-close class has fewer rows (a class of the release is
+    t-close by the same judge)."""
+    from itertools import combinations_with_replacement
+
+    held = np.flatnonzero(o > 0)
+    N = int(o.sum())
+    left = MATRIX_FLOOR_WORK
+    X = max(start, 1)
+    while X < N:
+        count = math.comb(len(held) + X - 1, X)
+        if count > left:
+            return X
+        left -= count
+        combos = np.array(list(combinations_with_replacement(held.tolist(), X)),
+                          dtype=np.int64).reshape(count, X)
+        hist = np.zeros((count, len(o)), dtype=np.int64)
+        np.add.at(hist, (np.repeat(np.arange(count), X), combos.reshape(-1)), 1)
+        hist = hist[(hist <= o[None, :]).all(axis=1)]
+        if len(hist) and model.evaluate(hist, o, values).ok.any():
+            return X
+        X += 1
+    return X
 
 
 def _levels(keys: PatternKeys, hist: IntArray, o: IntArray, free: IntArray,
