@@ -35,7 +35,10 @@ def test_below_brute_force_and_above_the_level_flow(distance: str, k: int) -> No
                 ran += 1
                 above += b["t-level-lp"] > b["t-level-flow"]
                 assert b["t-level-flow"] <= b["t-level-lp"] <= _optimum(rt, model, k)
-    assert ran >= 15 and (above >= 1 or k > 1)  # strictly above somewhere without k
+    # strictly above somewhere without k -- under the equal distance: under the matrix, since
+    # its class-size floor comes from the model's own verdict (matrix_class_floor, stop 44),
+    # the level flow reaches the LP on every one of these tables
+    assert ran >= 15 and (above >= 1 or k > 1 or distance == "matrix")
 
 
 def _shared_rare_value() -> RowTypes:
