@@ -97,7 +97,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Sequence
 from fractions import Fraction
-from functools import partial
+from functools import lru_cache, partial
 from typing import NamedTuple
 
 import numpy as np
@@ -278,9 +278,18 @@ def matrix_class_floor(model: TCloseness, values: Sequence[object], o: IntArray,
     the first ``X`` with a passing composition is returned, or, when the next size has more
     compositions than are left of :data:`MATRIX_FLOOR_WORK`, that size: every smaller size was
     judged whole and failed, so no t-close class has fewer rows (a class of the release is
-    t-close by the same judge)."""
+    t-close by the same judge). Remembered per (model, values, counts, start): a run asks
+    for it from several bounds (:func:`t_class_floor`, :func:`t_closeness_lower_bounds`)."""
+    o = np.asarray(o, dtype=np.int64)
+    return _matrix_floor(model, tuple(values), o.tobytes(), len(o), start)
+
+
+@lru_cache(maxsize=16)
+def _matrix_floor(model: TCloseness, values: tuple[object, ...], o_bytes: bytes, r: int,
+                  start: int) -> int:
     from itertools import combinations_with_replacement
 
+    o = np.frombuffer(o_bytes, dtype=np.int64, count=r)
     held = np.flatnonzero(o > 0)
     N = int(o.sum())
     left = MATRIX_FLOOR_WORK
