@@ -241,14 +241,16 @@ def cmd_anonymize(ns: argparse.Namespace) -> int:
     _never_overwrite(src, out)
     _check_passthrough_format(src, ns, target)
     from starmin.api import anonymize
+    from starmin.cli.streams import solver_output_to_stderr
     from starmin.report.html import render
     from starmin.report.text import summary
 
-    release = anonymize(src, ns.qi, ns.sensitive, identifiers=ns.identifiers,
-                        method=ns.method, seed=ns.seed, progress=say,
-                        attributes=ns.attributes, hierarchies=hierarchy_files(ns),
-                        generalize=ns.generalize, objective=ns.objective, engine=engine,
-                        time_limit=ns.time_limit, **model_params(ns))
+    with solver_output_to_stderr():  # stdout holds the summary only
+        release = anonymize(src, ns.qi, ns.sensitive, identifiers=ns.identifiers,
+                            method=ns.method, seed=ns.seed, progress=say,
+                            attributes=ns.attributes, hierarchies=hierarchy_files(ns),
+                            generalize=ns.generalize, objective=ns.objective, engine=engine,
+                            time_limit=ns.time_limit, **model_params(ns))
     report = release.report.with_source(src)
     say("drawing the report page's plots")
     page = render(report)
@@ -412,6 +414,7 @@ def cmd_info(ns: argparse.Namespace) -> int:
     from starmin.algorithms.l_diversity_bound import diversity_lower_bounds
     from starmin.algorithms.t_closeness_bound import t_class_floor, t_closeness_lower_bounds
     from starmin.api import charge_bounds
+    from starmin.cli.streams import solver_output_to_stderr
     from starmin.data.schema import Schema
     from starmin.model_params import the_model
     from starmin.models import KAnonymity, TCloseness
@@ -443,18 +446,22 @@ def cmd_info(ns: argparse.Namespace) -> int:
         if k > rt.n:
             print(f"k = {k}: infeasible (k > n)")
             continue
-        b = k_anonymity_lower_bounds(rt, k, progress=say)
-        b.pop("best")
-        b.update(charge_bounds(rt, KAnonymity(k), say))  # the report's, within its limits
+        with solver_output_to_stderr():  # stdout holds the results only
+            b = k_anonymity_lower_bounds(rt, k, progress=say)
+            b.pop("best")
+            b.update(charge_bounds(rt, KAnonymity(k), say))  # the report's, within its limits
         parts = ", ".join(f"{name} {v}" for name, v in b.items())
         print(f"k = {k}: optimum >= {max(b.values())} stars ({parts})")
     for t, model in t_models:
-        b = t_closeness_lower_bounds(rt, model, progress=say)
+        with solver_output_to_stderr():
+            b = t_closeness_lower_bounds(rt, model, progress=say)
+            floor = t_class_floor(rt, model)
         parts = ", ".join(f"{name} {v}" for name, v in b.items())
         print(f"t = {t} (equal distance): optimum >= {max(b.values())} stars ({parts}); "
-              f"every t-close class holds >= {t_class_floor(rt, model)} rows")
+              f"every t-close class holds >= {floor} rows")
     for l, lm in l_models:
-        b = diversity_lower_bounds(rt, [lm], say)  # as the report's (without the LP core)
+        with solver_output_to_stderr():  # as the report's (without the LP core)
+            b = diversity_lower_bounds(rt, [lm], say)
         parts = ", ".join(f"{name} {v}" for name, v in b.items())
         print(f"l = {l} ({lm.name}): optimum >= {max(b.values(), default=0)} stars ({parts})")
     return EXIT_OK
