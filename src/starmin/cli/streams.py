@@ -3,9 +3,10 @@
 The solvers are native libraries that may print to the process's C-level standard output:
 SciPy's build of HiGHS prints a debug line (``HighsMipSolverData::transformNewInteger
 FeasibleSolution tmpSolver.run();``) on a rare branch-and-bound path, seen twice while six
-methods ran on each of 2,800 small random tables (2026-11-28). Standard output is the summary a script or the web
-interface reads (:mod:`starmin.ui.runs`), so while a command computes, descriptor 1 points at
-descriptor 2 (the progress stream) and nothing a solver prints lands among the results.
+methods ran on each of 2,800 small random tables (2026-11-28). Standard output is the
+summary a script or the web interface reads (:mod:`starmin.ui.runs`), so while a command
+computes, descriptor 1 points at descriptor 2 (the progress stream) and nothing a solver
+prints lands among the results.
 """
 
 from __future__ import annotations
