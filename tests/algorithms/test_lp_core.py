@@ -135,7 +135,9 @@ def test_bound_and_release_against_brute_force(name: str) -> None:
 def test_matrix_distance_is_priced_and_bounded(name: str) -> None:
     """t-closeness under a matrix distance is in column generation: a relaxation with no
     cuts (transport constraints), a certified bound never above brute force's optimum, and,
-    when complete, the LP optimum over every vector. lp-rounding still refuses it."""
+    when complete, the LP optimum over every vector; lp-rounding's rounding MILP states the
+    transport constraints (stop 45): its classes hold the model and its release lies between
+    the bound and the optimum."""
     model = MATRIX_MODELS[name]
     seen = 0
     for rt in tables(14, 3):
@@ -151,7 +153,11 @@ def test_matrix_distance_is_priced_and_bounded(name: str) -> None:
             assert cg.bound <= opt, (rel.name, cg.bound, opt)
             if cg.complete:
                 assert cg.bound >= cg.lp_value - 1e-4
-        assert lp_rounding.supports(model, rt) is not None
+        assert lp_rounding.supports(model, rt) is None
+        plan = lp_rounding.solve(rt, model)
+        plan.validate(rt)
+        assert holds(model, rt, plan.class_key_counts(rt.s)).all()
+        assert plan.lower_bound is not None and plan.lower_bound <= opt <= plan.stars
     assert seen >= 3
 
 

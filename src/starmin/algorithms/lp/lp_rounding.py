@@ -71,9 +71,6 @@ def supports(model: PrivacyModel, rt: RowTypes) -> str | None:
     for part in parts(model):
         if not isinstance(part, KAnonymity | LDiversity | RecursiveCLDiversity | TCloseness):
             return f"{part.name} is not linear in the LP core yet"
-        if isinstance(part, TCloseness) and not any(
-                r.t is not None and r.cuts is not None for r in relaxations(part, rt)):
-            return "t-closeness under a matrix distance is not in the LP core yet"
     if rt.t_in > MAX_T_IN:
         return f"t_in = {rt.t_in} row types is over its limit of {MAX_T_IN}"
     if rt.m > MAX_M:
