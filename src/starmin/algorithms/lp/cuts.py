@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from itertools import pairwise
 
 import numpy as np
 from numpy.typing import NDArray
@@ -123,3 +124,90 @@ def entropy_cap(l: int, r: int) -> float:
         else:
             hi = mid
     return min(1.0, hi + 1e-9)
+
+
+SHARE_LINES = 6
+"""How many lines of the concave envelope of ``m(S)`` :func:`entropy_share_lines` gives
+(the smallest class sizes first), besides the line of slope ``p*``."""
+
+
+def entropy_most(sizes: NDArray[np.int64], l: int, r: int) -> NDArray[np.int64]:
+    """``m(S)``: the most rows one value can hold in a class of ``S`` rows (each of
+    ``sizes``) whose entropy over ``r`` values is at least ``log l``. With ``c`` rows on one
+    value the most even rest (``S - c`` spread over the other ``r - 1`` values, none above
+    ``c``) has the largest entropy (Schur concavity), and that entropy falls as ``c`` grows
+    (the compositions are majorized), so a bisection over ``c`` finds ``m(S)``. The target
+    is lowered by 1e-9 so that rounding can only raise ``m(S)`` (a valid, weaker cap). A
+    size with no such class gets its smallest possible most, ``ceil(S / r)``."""
+    S = np.asarray(sizes, dtype=np.int64)
+    target = math.log(l) - 1e-9
+
+    def entropy(c: NDArray[np.int64]) -> NDArray[np.float64]:
+        rest = S - c
+        q, rem = rest // (r - 1), rest % (r - 1)
+        terms: list[tuple[NDArray[np.int64], NDArray[np.int64] | int]] = [
+            (c, 1), (q + 1, rem), (q, r - 1 - rem)]
+        h = np.zeros(len(S))
+        for cnt, times in terms:
+            share = cnt / S
+            with np.errstate(divide="ignore", invalid="ignore"):
+                h -= np.where(cnt > 0, times * share * np.log(np.where(cnt > 0, share, 1.0)),
+                              0.0)
+        return h
+
+    lo = -(-S // r)          # ceil(S / r): always possible; passes if anything does
+    hi = S.copy()
+    ok = entropy(lo) >= target
+    lo_pass = lo.copy()
+    # invariant: entropy(lo_pass) >= target (where ok), entropy(hi + 1 ...) < target
+    for _ in range(64):
+        if not np.any(lo_pass < hi):
+            break
+        mid = (lo_pass + hi + 1) // 2
+        good = entropy(mid) >= target
+        lo_pass = np.where(good & (lo_pass < hi), mid, lo_pass)
+        hi = np.where(~good & (lo_pass < hi), mid - 1, hi)
+    return np.where(ok, lo_pass, lo)
+
+
+def entropy_share_lines(l: int, r: int, s_min: int, s_max: int
+                        ) -> tuple[tuple[float, float], ...]:
+    """Lines ``(alpha, beta)`` with ``m(S) <= alpha S + beta`` for every class size ``S`` in
+    ``[s_min, s_max]`` (:func:`entropy_most`): so ``x(b, u) <= alpha n(b) + beta y(b)`` holds
+    for every class satisfying entropy l-diversity of ``s_min`` to ``s_max`` rows (and for
+    an empty block, ``0 <= 0``). The share cap ``p*`` (:func:`entropy_cap`) is the asymptote;
+    small classes allow far less (``r = 12``, ``l = 3``: a class of 4 rows must hold 4
+    values, share 1/4, where ``p*`` is 0.77), and a MILP stating ``p*`` only finds classes
+    like ``(2, 1, 1)`` that fail, one cut round each. The lines: the first
+    :data:`SHARE_LINES` segments of the upper concave envelope of the points ``(S, m(S))``
+    and the line of slope ``p*`` through the highest point above it. Empty when ``l <= 1``
+    or ``r <= l`` (no cap binds) or the range is empty."""
+    if l <= 1 or r <= l or s_max < s_min or s_min < 1:
+        return ()
+    sizes = np.arange(s_min, s_max + 1, dtype=np.int64)
+    most = entropy_most(sizes, l, r).astype(np.float64)
+    hull: list[int] = []  # the upper concave envelope (monotone chain)
+    for i in range(len(sizes)):
+        while len(hull) >= 2:
+            a, b = hull[-2], hull[-1]
+            cross = ((sizes[b] - sizes[a]) * (most[i] - most[a])
+                     - (most[b] - most[a]) * (sizes[i] - sizes[a]))
+            if cross >= 0:   # b lies on or below the chord a -> i
+                hull.pop()
+            else:
+                break
+        hull.append(i)
+    lines: list[tuple[float, float]] = []
+    for a, b in pairwise(hull[:SHARE_LINES + 1]):
+        alpha = float((most[b] - most[a]) / (sizes[b] - sizes[a]))
+        beta = float(most[a] - alpha * sizes[a])
+        lines.append((alpha, beta))
+    cap = entropy_cap(l, r)
+    beta = float(np.max(most - cap * sizes))
+    lines.append((cap, beta))
+    # a float's rounding must never cut a point: raise every line to hold with a margin
+    out = []
+    for alpha, beta in lines:
+        slack = float(np.min(alpha * sizes + beta - most))
+        out.append((alpha, beta - min(slack, 0.0) + 1e-7))
+    return tuple(out)

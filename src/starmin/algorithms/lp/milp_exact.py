@@ -30,7 +30,9 @@ exactly, not as a relaxation:
   transport constraints in their tree form); under a matrix distance, Thm 9's transport
   constraints themselves (flows from the class's values to the table's, :mod:`.master`);
 * entropy and recursive (c, l)-diversity, which are not linear, by their linear
-  consequences (``l`` distinct values; a cap on each value's share) and cuts
+  consequences (``l`` distinct values; a cap on each value's share; for entropy, share
+  lines ``x(b, u) <= alpha n(b) + beta y(b)`` that hold the small classes to what their
+  size allows, :func:`.cuts.entropy_share_lines`) and cuts
   (:mod:`.cuts`): a class of the MILP's optimum that fails the model gives a cut that every
   satisfying class meets, and the MILP is solved again (at most ``CUT_ROUNDS`` rounds). An
   optimum whose classes all pass is optimal; if a failing class gives no cut, the release is
@@ -78,7 +80,14 @@ from starmin.algorithms.base import (
     seconds_until,
     silent,
 )
-from starmin.algorithms.lp.cuts import Cut, cut_for, entropy_cap, nonlinear, value_counts
+from starmin.algorithms.lp.cuts import (
+    Cut,
+    cut_for,
+    entropy_cap,
+    entropy_share_lines,
+    nonlinear,
+    value_counts,
+)
 from starmin.algorithms.lp.pairs import Pairs
 from starmin.algorithms.lp.relaxation import Relaxation, relaxations, transport_relaxation
 from starmin.data.rowtypes import RowTypes
@@ -167,13 +176,15 @@ def exact_constraints(model: PrivacyModel, rt: RowTypes) -> list[Relaxation]:
     k = max(implied_k(model), t_class_floor(rt, model))  # t-close classes hold >= X_min rows
     if not rt.sensitive:
         return [Relaxation("k", k=k)]
-    return [_column_constraints(model, rt, a, k if a == 0 else 1)
+    return [_column_constraints(model, rt, a, k if a == 0 else 1, size=k)
             for a in range(len(rt.sensitive))]
 
 
-def _column_constraints(model: PrivacyModel, rt: RowTypes, a: int, k: int) -> Relaxation:
+def _column_constraints(model: PrivacyModel, rt: RowTypes, a: int, k: int, *,
+                        size: int = 1) -> Relaxation:
     """The model's constraints on sensitive column ``a`` (share cap, distinct values,
-    t-closeness), with class size ``k``."""
+    t-closeness), with class size ``k``; entropy l-diversity's share lines hold for classes
+    of ``size`` rows or more (every class: the class size the first column carries)."""
     from starmin.models.l_diversity import (
         DistinctLDiversity,
         EntropyLDiversity,
@@ -186,6 +197,7 @@ def _column_constraints(model: PrivacyModel, rt: RowTypes, a: int, k: int) -> Re
     r = len(rt.sensitive_domains[a])
     cap: float | None = None
     distinct = 0
+    lines: tuple[tuple[float, float], ...] = ()
     t_rel: Relaxation | None = None
     for part in parts(model):
         share: float | None = None
@@ -193,6 +205,7 @@ def _column_constraints(model: PrivacyModel, rt: RowTypes, a: int, k: int) -> Re
             share = 1.0 / float(part.l)
         elif isinstance(part, EntropyLDiversity):
             distinct, share = max(distinct, int(part.l)), entropy_cap(int(part.l), r)
+            lines += entropy_share_lines(int(part.l), r, max(size, int(part.l)), rt.n)
         elif isinstance(part, RecursiveCLDiversity):
             c = float(part.c_exact)
             distinct, share = max(distinct, int(part.l)), c / (1.0 + c)
@@ -210,7 +223,8 @@ def _column_constraints(model: PrivacyModel, rt: RowTypes, a: int, k: int) -> Re
     return Relaxation("exact" + (f" on {rt.sensitive[a]}" if len(rt.sensitive) > 1 else ""),
                       k=k, column=a, cap=cap, distinct=distinct,
                       t=t_rel.t if t_rel else None, cuts=t_rel.cuts if t_rel else None,
-                      d=t_rel.d if t_rel else None, value_of_key=vk, p=tot / max(tot.sum(), 1))
+                      d=t_rel.d if t_rel else None, value_of_key=vk, p=tot / max(tot.sum(), 1),
+                      share_lines=lines if cap is not None else ())
 
 
 def merge_key(rels: list[Relaxation], rt: RowTypes) -> np.ndarray | None:

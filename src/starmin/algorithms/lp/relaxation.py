@@ -64,7 +64,10 @@ class Relaxation:
     indicators, and pricing ignores it (a valid relaxation still).
     ``column``: the sensitive column ``cap``/``distinct``/``t`` read (index into ``rt.sensitive``);
     ``value_of_key``: ``(s,)`` the column's value of each sensitive key; ``p``: the table's
-    distribution over the column's values; ``d``: ``(r, r)`` ground distances."""
+    distribution over the column's values; ``d``: ``(r, r)`` ground distances.
+    ``share_lines``: ``(alpha, beta)`` pairs, each stating ``x(b, u) <= alpha n(b) + beta y(b)``
+    for every value ``u`` (a share cap that depends on the class size; only the exact MILP
+    states them, for entropy l-diversity: :func:`.cuts.entropy_share_lines`)."""
 
     name: str
     k: int = 1
@@ -76,6 +79,7 @@ class Relaxation:
     d: FloatArray | None = None
     value_of_key: NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
     p: FloatArray = field(default_factory=lambda: np.zeros(0))
+    share_lines: tuple[tuple[float, float], ...] = ()
 
     @property
     def r(self) -> int:
