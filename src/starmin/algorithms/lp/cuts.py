@@ -127,8 +127,8 @@ def entropy_cap(l: int, r: int) -> float:
 
 
 SHARE_LINES = 6
-"""How many lines of the concave envelope of ``m(S)`` :func:`entropy_share_lines` gives
-(the smallest class sizes first), besides the line of slope ``p*``."""
+"""How many segments of the upper concave envelope of ``m(S)`` :func:`entropy_share_lines`
+gives (the smallest class sizes first)."""
 
 
 def entropy_most(sizes: NDArray[np.int64], l: int, r: int) -> NDArray[np.int64]:
@@ -171,43 +171,39 @@ def entropy_most(sizes: NDArray[np.int64], l: int, r: int) -> NDArray[np.int64]:
 
 
 def entropy_share_lines(l: int, r: int, s_min: int, s_max: int
-                        ) -> tuple[tuple[float, float], ...]:
-    """Lines ``(alpha, beta)`` with ``m(S) <= alpha S + beta`` for every class size ``S`` in
-    ``[s_min, s_max]`` (:func:`entropy_most`): so ``x(b, u) <= alpha n(b) + beta y(b)`` holds
-    for every class satisfying entropy l-diversity of ``s_min`` to ``s_max`` rows (and for
-    an empty block, ``0 <= 0``). The share cap ``p*`` (:func:`entropy_cap`) is the asymptote;
-    small classes allow far less (``r = 12``, ``l = 3``: a class of 4 rows must hold 4
-    values, share 1/4, where ``p*`` is 0.77), and a MILP stating ``p*`` only finds classes
-    like ``(2, 1, 1)`` that fail, one cut round each. The lines: the first
-    :data:`SHARE_LINES` segments of the upper concave envelope of the points ``(S, m(S))``
-    and the line of slope ``p*`` through the highest point above it. Empty when ``l <= 1``
-    or ``r <= l`` (no cap binds) or the range is empty."""
-    if l <= 1 or r <= l or s_max < s_min or s_min < 1:
+                        ) -> tuple[tuple[int, int, int], ...]:
+    """Lines ``(a, b, c)`` with ``a m(S) <= b S + c`` for every class size ``S`` in
+    ``[s_min, s_max]`` (:func:`entropy_most`): so ``a x(b, u) <= b n(b) + c y(b)`` holds for
+    every class satisfying entropy l-diversity of ``s_min`` to ``s_max`` rows (and for an
+    empty block, ``0 <= 0``). The share cap ``p*`` (:func:`entropy_cap`) is the large
+    classes' bound; small classes allow far less (``r = 12``, ``l = 3``: a class of 4 rows
+    must hold 4 values, share 1/4, where ``p*`` is 0.77), and a MILP stating ``p*`` only finds
+    classes like ``(2, 1, 1)`` that fail, one cut round each. The lines are the first
+    :data:`SHARE_LINES` segments of the upper concave envelope of the points ``(S, m(S))``,
+    each through two of them, so its coefficients are integers and every point lies on or
+    under it exactly: a line shifted by a rounding margin instead (``beta + 1e-7``) made
+    HiGHS return 12 stars for a table whose optimum is 8 (its tolerances are of that size).
+    Empty when ``l <= 1`` or ``r <= l`` (no cap binds) or the range holds fewer than two
+    sizes."""
+    if l <= 1 or r <= l or s_max < s_min + 1 or s_min < 1:
         return ()
     sizes = np.arange(s_min, s_max + 1, dtype=np.int64)
-    most = entropy_most(sizes, l, r).astype(np.float64)
-    hull: list[int] = []  # the upper concave envelope (monotone chain)
+    most = entropy_most(sizes, l, r)
+    hull: list[int] = []  # the upper concave envelope (monotone chain, exact integers)
     for i in range(len(sizes)):
         while len(hull) >= 2:
             a, b = hull[-2], hull[-1]
-            cross = ((sizes[b] - sizes[a]) * (most[i] - most[a])
-                     - (most[b] - most[a]) * (sizes[i] - sizes[a]))
+            cross = (int(sizes[b] - sizes[a]) * int(most[i] - most[a])
+                     - int(most[b] - most[a]) * int(sizes[i] - sizes[a]))
             if cross >= 0:   # b lies on or below the chord a -> i
                 hull.pop()
             else:
                 break
         hull.append(i)
-    lines: list[tuple[float, float]] = []
+    lines = []
     for a, b in pairwise(hull[:SHARE_LINES + 1]):
-        alpha = float((most[b] - most[a]) / (sizes[b] - sizes[a]))
-        beta = float(most[a] - alpha * sizes[a])
-        lines.append((alpha, beta))
-    cap = entropy_cap(l, r)
-    beta = float(np.max(most - cap * sizes))
-    lines.append((cap, beta))
-    # a float's rounding must never cut a point: raise every line to hold with a margin
-    out = []
-    for alpha, beta in lines:
-        slack = float(np.min(alpha * sizes + beta - most))
-        out.append((alpha, beta - min(slack, 0.0) + 1e-7))
-    return tuple(out)
+        run, rise = int(sizes[b] - sizes[a]), int(most[b] - most[a])
+        at = int(most[a]) * run - rise * int(sizes[a])
+        g = math.gcd(run, rise, at) or 1
+        lines.append((run // g, rise // g, at // g))
+    return tuple(lines)

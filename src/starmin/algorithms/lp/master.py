@@ -8,8 +8,8 @@ Variables, per output vector (a *block* ``b``, released with ``stars(b)`` stars 
 * coverage, one per pair: ``sum_b x(b, p) = c(p)`` (its duals price new blocks);
 * ``k``: ``x(b, p) <= c(p) y(b)``, ``sum_p x(b, p) >= k y(b)``;
 * ``cap``: ``sum_{p of value u} x(b, p) <= cap n(b)`` for each value ``u`` of the block;
-* ``share_lines`` (MILP only): ``sum_{p of value u} x(b, p) <= alpha n(b) + beta y(b)``
-  for each line ``(alpha, beta)`` and value ``u`` of the block;
+* ``share_lines`` (MILP only): ``a sum_{p of value u} x(b, p) <= b n(b) + c y(b)`` for
+  each line ``(a, b, c)`` (integers) and value ``u`` of the block;
 * ``distinct`` (MILP only): binaries ``z(b, u) <= sum_{p of value u} x(b, p)`` and
   ``sum_u z(b, u) >= distinct y(b)``;
 * ``t``: ``w(b, C) >= |x(b, C) - p(C) n(b)|`` for every cut ``C`` (one-sided, values of the
@@ -151,12 +151,12 @@ def build(pairs: Pairs, rel: Relaxation | Sequence[Relaxation], blocks: Blocks) 
             rc = ub_rows(len(combo))
             ub += [(rc[row_of_x.reshape(-1)], xi, np.ones(X)),
                    (rc, n[combo // r], np.full(len(combo), -one.cap))]
-            for alpha, beta in one.share_lines if y_of is not None else ():
+            for ca, cb, cc in one.share_lines if y_of is not None else ():
                 assert y_of is not None
                 rs = ub_rows(len(combo))
-                ub += [(rs[row_of_x.reshape(-1)], xi, np.ones(X)),
-                       (rs, n[combo // r], np.full(len(combo), -alpha)),
-                       (rs, y_of[combo // r], np.full(len(combo), -beta))]
+                ub += [(rs[row_of_x.reshape(-1)], xi, np.full(X, float(ca))),
+                       (rs, n[combo // r], np.full(len(combo), -float(cb))),
+                       (rs, y_of[combo // r], np.full(len(combo), -float(cc)))]
         if one.t is not None and one.cuts is None:
             n_eq = _transport_rows(one, bo, xi, u, n, new_vars, ub_rows, ub, eq, b_eq, n_eq)
         elif one.t is not None:

@@ -31,8 +31,8 @@ exactly, not as a relaxation:
   constraints themselves (flows from the class's values to the table's, :mod:`.master`);
 * entropy and recursive (c, l)-diversity, which are not linear, by their linear
   consequences (``l`` distinct values; a cap on each value's share; for entropy, share
-  lines ``x(b, u) <= alpha n(b) + beta y(b)`` that hold the small classes to what their
-  size allows, :func:`.cuts.entropy_share_lines`) and cuts
+  lines ``a x(b, u) <= b n(b) + c y(b)`` that hold the small classes to what their size
+  allows, :func:`.cuts.entropy_share_lines`) and cuts
   (:mod:`.cuts`): a class of the MILP's optimum that fails the model gives a cut that every
   satisfying class meets, and the MILP is solved again (at most ``CUT_ROUNDS`` rounds). An
   optimum whose classes all pass is optimal; if a failing class gives no cut, the release is
@@ -197,7 +197,7 @@ def _column_constraints(model: PrivacyModel, rt: RowTypes, a: int, k: int, *,
     r = len(rt.sensitive_domains[a])
     cap: float | None = None
     distinct = 0
-    lines: tuple[tuple[float, float], ...] = ()
+    lines: tuple[tuple[int, int, int], ...] = ()
     t_rel: Relaxation | None = None
     for part in parts(model):
         share: float | None = None

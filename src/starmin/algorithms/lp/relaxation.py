@@ -65,7 +65,7 @@ class Relaxation:
     ``column``: the sensitive column ``cap``/``distinct``/``t`` read (index into ``rt.sensitive``);
     ``value_of_key``: ``(s,)`` the column's value of each sensitive key; ``p``: the table's
     distribution over the column's values; ``d``: ``(r, r)`` ground distances.
-    ``share_lines``: ``(alpha, beta)`` pairs, each stating ``x(b, u) <= alpha n(b) + beta y(b)``
+    ``share_lines``: integer triples ``(a, b, c)``, each stating ``a x(b, u) <= b n(b) + c y(b)``
     for every value ``u`` (a share cap that depends on the class size; only the exact MILP
     states them, for entropy l-diversity: :func:`.cuts.entropy_share_lines`)."""
 
@@ -79,7 +79,7 @@ class Relaxation:
     d: FloatArray | None = None
     value_of_key: NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
     p: FloatArray = field(default_factory=lambda: np.zeros(0))
-    share_lines: tuple[tuple[float, float], ...] = ()
+    share_lines: tuple[tuple[int, int, int], ...] = ()
 
     @property
     def r(self) -> int:
