@@ -83,8 +83,12 @@ def combined(model: PrivacyModel, rt: RowTypes) -> list[Relaxation]:
     sensitive column (its share cap and t-closeness rows; a model holds for each column),
     the first also carrying the class size ``k`` (:func:`.master.build` states them over the
     same ``x``, ``y`` and ``n``)."""
+    from starmin.algorithms.lp.cuts import entropy_cap, entropy_share_lines
+    from starmin.models.l_diversity import EntropyLDiversity
+
     rels = relaxations(model, rt)
     k = implied_k(model)
+    entropy = [int(p.l) for p in parts(model) if isinstance(p, EntropyLDiversity)]
     out: list[Relaxation] = []
     for a in range(max(len(rt.sensitive), 1)):
         mine = [r for r in rels if r.column == a]
@@ -94,9 +98,22 @@ def combined(model: PrivacyModel, rt: RowTypes) -> list[Relaxation]:
             raise InvalidInput("lp-rounding takes one t-closeness model at a time")
         base = ts[0] if ts else (caps[0] if caps else Relaxation("k"))
         cap = min((r.cap for r in caps if r.cap is not None), default=None)
+        lines: tuple[tuple[int, int, int], ...] = ()
+        if entropy and rt.sensitive:  # entropy's linear consequences (``milp``'s): p*, lines
+            r_a = len(rt.sensitive_domains[a])
+            cap = min([c for c in (cap, *(entropy_cap(l, r_a) for l in entropy))
+                       if c is not None and c < 1.0], default=None)
+            lines = tuple(line for l in entropy
+                          for line in entropy_share_lines(l, r_a, max(k, l), rt.n))
+            if cap is None:
+                lines = ()
+            elif base.column is None:  # the cap is entropy's alone: state it on column a
+                vk = rt.keys[:, a].astype(np.int64)
+                tot = np.bincount(vk, weights=rt.counts.sum(axis=0), minlength=r_a)
+                base = Relaxation("k", column=a, value_of_key=vk, p=tot / max(tot.sum(), 1))
         out.append(Relaxation("all constraints", k=k if a == 0 else 1, column=base.column,
                               cap=cap, t=base.t, cuts=base.cuts, d=base.d,
-                              value_of_key=base.value_of_key, p=base.p))
+                              value_of_key=base.value_of_key, p=base.p, share_lines=lines))
     return out
 
 
