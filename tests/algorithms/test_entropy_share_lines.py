@@ -132,3 +132,18 @@ def test_milp_equals_brute_force_with_fewer_cut_rounds(monkeypatch: pytest.Monke
     monkeypatch.setattr(milp_exact, "entropy_share_lines", lambda *a: ())
     without = rounds()
     assert with_lines < without, (with_lines, without)
+
+
+def test_the_rounding_states_entropys_cap_and_lines() -> None:
+    """``milp``'s first release rounds the LP with every linear consequence of the model
+    (:func:`lp_rounding.combined`): for entropy l-diversity the share cap ``p*`` and the
+    share lines on each sensitive column (the LP's relaxation of entropy has no cap)."""
+    from starmin.algorithms.lp import lp_rounding
+
+    rt = random_table(5, 60, 3, values=3, s=6)
+    (rel,) = lp_rounding.combined(EntropyLDiversity(3), rt)
+    assert rel.column == 0 and rel.k == 3
+    assert rel.cap == pytest.approx(cuts.entropy_cap(3, 6))
+    assert rel.share_lines == cuts.entropy_share_lines(3, 6, 3, rt.n) != ()
+    (plain,) = lp_rounding.combined(EntropyLDiversity(1), rt)
+    assert plain.share_lines == () and plain.cap is None
