@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import pairwise
 
 import numpy as np
@@ -170,6 +171,7 @@ def entropy_most(sizes: NDArray[np.int64], l: int, r: int) -> NDArray[np.int64]:
     return np.where(ok, lo_pass, lo)
 
 
+@lru_cache(maxsize=32)
 def entropy_share_lines(l: int, r: int, s_min: int, s_max: int
                         ) -> tuple[tuple[int, int, int], ...]:
     """Lines ``(a, b, c)`` with ``a m(S) <= b S + c`` for every class size ``S`` in
@@ -184,7 +186,9 @@ def entropy_share_lines(l: int, r: int, s_min: int, s_max: int
     under it exactly: a line shifted by a rounding margin instead (``beta + 1e-7``) made
     HiGHS return 12 stars for a table whose optimum is 8 (its tolerances are of that size).
     Empty when ``l <= 1`` or ``r <= l`` (no cap binds) or the range holds fewer than two
-    sizes."""
+    sizes. Remembered: ``milp`` asks for the same lines for its program and for its first
+    release's rounding (:func:`.lp_rounding.combined`); the scan over every size up to the
+    table's rows takes 0.02 s at 10,000 rows, 3.2 s at 1,000,000."""
     if l <= 1 or r <= l or s_max < s_min + 1 or s_min < 1:
         return ()
     sizes = np.arange(s_min, s_max + 1, dtype=np.int64)

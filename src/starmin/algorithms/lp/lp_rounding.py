@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from starmin.algorithms.base import Algorithm, AutoRun, Progress, admit, silent
-from starmin.algorithms.lp.relaxation import Relaxation, relaxations
+from starmin.algorithms.lp.relaxation import Relaxation, relaxations, with_column
 from starmin.algorithms.lp.work import iteration_budget, work_units
 from starmin.data.rowtypes import RowTypes
 from starmin.errors import InvalidInput, SolverLimit
@@ -108,9 +108,7 @@ def combined(model: PrivacyModel, rt: RowTypes) -> list[Relaxation]:
             if cap is None:
                 lines = ()
             elif base.column is None:  # the cap is entropy's alone: state it on column a
-                vk = rt.keys[:, a].astype(np.int64)
-                tot = np.bincount(vk, weights=rt.counts.sum(axis=0), minlength=r_a)
-                base = Relaxation("k", column=a, value_of_key=vk, p=tot / max(tot.sum(), 1))
+                base = with_column(rt, a, "k")
         out.append(Relaxation("all constraints", k=k if a == 0 else 1, column=base.column,
                               cap=cap, t=base.t, cuts=base.cuts, d=base.d,
                               value_of_key=base.value_of_key, p=base.p, share_lines=lines))

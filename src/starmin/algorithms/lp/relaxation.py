@@ -114,11 +114,13 @@ def _capped(rt: RowTypes, a: int, name: str, cap: float, k: int) -> Relaxation:
     """A ``cap`` relaxation, with the class size ``k`` only when the model asks for more rows
     than the cap already forces (``k > ceil(1 / cap)``, e.g. k = 5 with l = 2)."""
     if k > math.ceil(1.0 / cap - 1e-9):
-        return _with_column(rt, a, f"k={k}, {name}", cap=cap, k=k)
-    return _with_column(rt, a, name, cap=cap)
+        return with_column(rt, a, f"k={k}, {name}", cap=cap, k=k)
+    return with_column(rt, a, name, cap=cap)
 
 
-def _with_column(rt: RowTypes, a: int, name: str, **kw: object) -> Relaxation:
+def with_column(rt: RowTypes, a: int, name: str, **kw: object) -> Relaxation:
+    """A relaxation on sensitive column ``a``: its values per key and the table's
+    distribution over them, with ``kw`` (the name gets the column's with several)."""
     vk = rt.keys[:, a].astype(np.int64)
     r = len(rt.sensitive_domains[a])
     tot = np.bincount(vk, weights=rt.counts.sum(axis=0), minlength=r)
@@ -150,7 +152,7 @@ def _t_relaxation(rt: RowTypes, a: int, part: object) -> Relaxation | None:
         cuts = Cuts(member, np.full(R - 1, 1.0 / max(R - 1, 1)))
     else:
         cuts = _tree_cuts(d, distance.height)
-    return _with_column(rt, a, f"{part.t}-closeness ({distance.name})",  # type: ignore[attr-defined]
+    return with_column(rt, a, f"{part.t}-closeness ({distance.name})",  # type: ignore[attr-defined]
                         t=t, cuts=cuts, d=d)
 
 
@@ -164,7 +166,7 @@ def transport_relaxation(rt: RowTypes, a: int, part: object) -> Relaxation:
     pos = distance.positions(values)
     d = np.asarray(distance.matrix, dtype=np.float64)[np.ix_(pos, pos)]
     t = float(Fraction(part.t_exact))  # type: ignore[attr-defined]
-    return _with_column(rt, a, f"{part.t}-closeness ({distance.name})",  # type: ignore[attr-defined]
+    return with_column(rt, a, f"{part.t}-closeness ({distance.name})",  # type: ignore[attr-defined]
                         t=t, cuts=None, d=d)
 
 
