@@ -99,9 +99,9 @@ def test_pdlp_over_the_dual_simplex_limit_is_a_bound_near_the_lp(seed: int) -> N
     n, m = int(rng.integers(6, 15)), int(rng.integers(2, 5))
     rt = random_table(8100 + seed, n, m, values=int(rng.integers(2, 4)))
     k = int(rng.integers(2, min(4, n) + 1))
-    full = charge_lower_bound(rt, k)
+    full = charge_lower_bound(rt, k, widen=0)  # the plain LP (widening: its own tests)
     said: list[str] = []
-    got = charge_lower_bound(rt, k, said.append, max_nonzeros=0)
+    got = charge_lower_bound(rt, k, said.append, max_nonzeros=0, widen=0)
     if full is None:
         assert got is None
         return
@@ -117,9 +117,9 @@ def test_pdlp_s_answer_is_repaired_where_it_breaks_buckets() -> None:
     for seed in range(60):
         rt = random_table(9100 + seed, 40, 4, values=3)
         said: list[str] = []
-        got = charge_lower_bound(rt, 3, said.append, max_nonzeros=0)
+        got = charge_lower_bound(rt, 3, said.append, max_nonzeros=0, widen=0)
         if any("breaks" in line and "breaks 0 " not in line for line in said):
-            full = charge_lower_bound(rt, 3)
+            full = charge_lower_bound(rt, 3, widen=0)
             assert got is not None and full is not None and got <= full
             repaired += 1
     assert repaired >= 3, repaired
@@ -145,10 +145,10 @@ def test_a_failed_pdlp_repair_is_tried_once_more_from_a_lower_point(
     tried = 0
     for seed in range(30):
         rt = random_table(9300 + seed, 12, 3, values=3)
-        full = charge_lower_bound(rt, 2)
+        full = charge_lower_bound(rt, 2, widen=0)
         calls.clear()
         said: list[str] = []
-        got = charge_lower_bound(rt, 2, said.append, max_nonzeros=0)
+        got = charge_lower_bound(rt, 2, said.append, max_nonzeros=0, widen=0)
         if full is None or not calls:
             continue
         tried += 1

@@ -77,6 +77,35 @@ limits and gave 26,498 and 33,852). By PDLP (2026-11-27, two threads): k = 3 / 5
 (704 / 576 / 608 PDLP iterations, k = 10 at its work limit; the repair LPs 3,092-7,329
 simplex iterations), measured with the test suite running on the other core.
 
+Widening (stop 46). The box ``[0, L(v) + 1]`` is a restriction of the LP core's k-anonymity
+relaxation (Liang & Yuan Thm 9 with class indicators; its dual is this LP without boxes over
+every bucket), and it is the restriction that costs: on the first 1,000 rows of ARX adult (8
+QIs, k = 5) the full dual over every bucket gives 1,637.6 with upper ends ``L + 1``, 1,672.8
+with ``L + 2``, 1,678.1 with ``L + 3`` and 1,680.0 without boxes (the LP core's optimum;
+charges below 0 add 0.5); on the first 2,000 rows with 9 QIs, k = 3, 3,360.5 / 3,410.0 for
+``L + 1`` / ``L + 2``. *Claim:* with row type ``v``'s upper end at ``L(v) + w(v)`` the claim
+above holds when every bucket holding a row type with ``L(v) <= s < L(v) + w(v)`` meets its
+condition (in a bucket of ``s`` stars a row type with ``L(v) + w(v) <= s`` has ``a - s <=
+0``, and one with ``L(v) > s`` is in no bucket of ``>= k`` rows, so the proof above goes
+through). So, from the plain LP's checked charges, up to :data:`WIDEN_ROUNDS` times (and
+:data:`WIDEN_WORK` over the plain LP's nonzeros; a round gaining less than
+:data:`WIDEN_MIN_GAIN` of the bound is the last): the row types whose charge is within
+:data:`AT_END` of its upper end (at most :data:`WIDEN_BATCH` of them, those of the most
+rows) get ``w + 1`` (while ``L + w <= min(last, m - 1)``: no charge above ``m``); an LP
+frees their charges only, every other charge kept, over the buckets holding one of them (at
+every level: a raised charge can tip a bucket of a higher level too; the others keep their
+charges, so their condition still holds), the kept members of a bucket cut to its ``k``
+largest (:func:`_top_k`, the same ``k`` largest); its answer goes onto the grid and those
+buckets are checked, the kept charges unchanged; the last round's charges are checked from
+scratch over every bucket the widths make able to fail (:func:`satisfied`). The previous
+charges are a feasible point, so the bound never falls; a round that stops
+(:data:`WIDENED_ITERATIONS`, :data:`WIDENED_MAX_NONZEROS`) or fails its check ends the
+widening with the bound before it. Not after a plain LP of more than
+:data:`WIDEN_MAX_NONZEROS` nonzeros (adult k = 10). Measured: the first 1,000 / 2,000 rows
+above 1,638 -> 1,668 and 3,361 -> 3,390 in 0.3 s; adult (9 QIs) k = 3 / 5 26,494 / 33,842 ->
+26,603 / 34,074 (+0.4 / +0.7 %) for about 2 s each; the bundled sample's main job (census,
+10,000 rows, k = 5) 9,274 -> 9,317 for 0.7 s.
+
 References
 ----------
 H. Liang and H. Yuan, "On the Complexity of t-Closeness Anonymization and Related Problems",
@@ -105,6 +134,9 @@ from starmin.algorithms.competition import competition
 from starmin.algorithms.heuristic.pattern_keys import IntArray, PatternKeys, masks_of_level
 from starmin.data.rowtypes import RowTypes
 
+Bucketed = tuple[int, IntArray, IntArray, int]
+"""A level ``s``, the member row types of its buckets, each one's bucket and their number."""
+
 MAX_NONZEROS = 400_000
 """HiGHS's dual simplex solves the LP up to this many nonzeros (adult, 9 QIs: k = 2 needs
 322,000, k = 3 557,000); PDLP beyond, up to :data:`.charge_pdlp.MAX_NONZEROS` (the LP is
@@ -118,6 +150,28 @@ CROWDED = 3.0
 :data:`CROWDED_ITERATIONS` simplex iterations."""
 CROWDED_ITERATIONS = 12_000
 """The iteration limit of a charge LP whose competition exceeds :data:`CROWDED`."""
+WIDEN_ROUNDS = 3
+"""Widenings at most (module docstring, "Widening")."""
+WIDEN_BATCH = 600
+"""Row types widened per round at most (those of the most rows): one LP over all of adult's
+(9 QIs) k = 5 row types at their upper ends (1,623) needed 29,581 simplex iterations and 3.7
+s, in batches of 400 each took 6,500-7,400 iterations and 0.4 s."""
+WIDEN_MAX_NONZEROS = 800_000
+"""No widening after a plain LP of more nonzeros (its buckets, enumerated once more per
+widening and check, cost too much: adult, 9 QIs, k = 10's 985,000 nonzeros took 0.7-1.1 s
+a round, and its plain LP is at PDLP's work limit already)."""
+WIDEN_WORK = 1_200_000
+"""Widenings at most: this over the plain LP's nonzeros (each round enumerates the buckets
+again: adult, 9 QIs, k = 3 / 5 get 2 / 1 rounds, 0.5-0.8 s each there)."""
+WIDEN_MIN_GAIN = 5e-4
+"""A round raising the bound by less than this share of it is the last (adult, 9 QIs, k = 2:
+1-2 stars a round)."""
+AT_END = 1e-3
+"""A free charge within this much of its upper end counts as reaching it."""
+WIDENED_MAX_NONZEROS = 400_000
+"""A widening's restricted LP is not built past this many nonzeros."""
+WIDENED_ITERATIONS = 20_000
+"""HiGHS's simplex iteration limit for a widening's restricted LP (then no gain from it)."""
 MAX_ITERATIONS = 40_000
 """HiGHS's simplex iteration limit; a stopped LP gives no bound (adult k = 2 needs 29,000;
 an iteration cost 0.13 ms there and 0.5 ms at k = 3's size)."""
@@ -126,14 +180,16 @@ def charge_lower_bound(rt: RowTypes, k: int, progress: Progress | None = None, *
                        max_nonzeros: int = MAX_NONZEROS,
                        max_iterations: int = MAX_ITERATIONS,
                        max_competition: float = MAX_COMPETITION,
-                       max_pdlp_work: float = PDLP_MAX_WORK) -> int | None:
+                       max_pdlp_work: float = PDLP_MAX_WORK,
+                       widen: int = WIDEN_ROUNDS) -> int | None:
     """The charge LP bound on the fewest stars of a k-anonymous release of ``rt``, or
     ``None`` when the LP is over its work limits, HiGHS does not finish it, or its answer
     fails the check (the module docstring has the proof and the limits).
 
     ``max_competition``: the LP is not solved above this competition (module docstring).
     ``max_pdlp_work``: PDLP's iterations times nonzeros when the LP is over ``max_nonzeros``
-    (:data:`.charge_pdlp.MAX_WORK`; module docstring).
+    (:data:`.charge_pdlp.MAX_WORK`; module docstring). ``widen``: the widenings at most
+    (module docstring, "Widening"; 0 for the plain LP's bound).
     The answer depends only on the row types (their codes, sizes and order), ``k`` and the
     limits, so the last :data:`_REMEMBERED` answers are kept by a digest of those:
     ``pattern-packing`` computes it for its plan's bound, and the report asks again."""
@@ -141,13 +197,13 @@ def charge_lower_bound(rt: RowTypes, k: int, progress: Progress | None = None, *
     if k < 2 or rt.t_in == 0:
         return None
     key = (_digest(rt), k, int(max_nonzeros), int(max_iterations), float(max_competition),
-           float(max_pdlp_work))
+           float(max_pdlp_work), int(widen))
     with _LOCK:
         if key in _ANSWERS:
             _ANSWERS.move_to_end(key)
             return _ANSWERS[key]
     value = _charge_bound(rt, k, progress or silent, max_nonzeros, max_iterations,
-                          max_competition, max_pdlp_work)
+                          max_competition, max_pdlp_work, int(widen))
     with _LOCK:
         _ANSWERS[key] = value
         while len(_ANSWERS) > _REMEMBERED:
@@ -156,7 +212,7 @@ def charge_lower_bound(rt: RowTypes, k: int, progress: Progress | None = None, *
 
 
 _REMEMBERED = 8
-_ANSWERS: OrderedDict[tuple[bytes, int, int, int, float, float], int | None] = OrderedDict()
+_ANSWERS: OrderedDict[tuple[bytes, int, int, int, float, float, int], int | None] = OrderedDict()
 _LOCK = threading.Lock()
 
 
@@ -171,7 +227,7 @@ def _digest(rt: RowTypes) -> bytes:
 
 def _charge_bound(rt: RowTypes, k: int, report: Progress, max_nonzeros: int,
                   max_iterations: int, max_competition: float = MAX_COMPETITION,
-                  max_pdlp_work: float = PDLP_MAX_WORK) -> int | None:
+                  max_pdlp_work: float = PDLP_MAX_WORK, widen: int = 0) -> int | None:
     """:func:`charge_lower_bound`, computed."""
     lv = pattern_levels(rt, k)
     lev, n = lv.L, rt.sizes.astype(np.int64)
@@ -190,6 +246,10 @@ def _charge_bound(rt: RowTypes, k: int, report: Progress, max_nonzeros: int,
         report(f"bounds: no charge LP (its competition {competition:.1f} is over "
                f"{max_competition:g}: row types in many buckets of about k rows)")
         return None
+    widen_iterations = min(max_iterations, WIDENED_ITERATIONS)  # crowded or not
+    if lp.nnz > WIDEN_MAX_NONZEROS:
+        widen = 0
+    widen = min(widen, WIDEN_WORK // max(lp.nnz, 1))
     if competition > CROWDED:
         max_iterations = min(max_iterations, CROWDED_ITERATIONS)
     charge = ub.copy()
@@ -214,26 +274,93 @@ def _charge_bound(rt: RowTypes, k: int, report: Progress, max_nonzeros: int,
             repaired = _repair(keys, lv, n, k, free, lowered, PDLP_MAX_NONZEROS,
                                max_iterations, report)
             bound = None if repaired is None else _checked(keys, lv, n, k, free, ub,
-                                                           repaired, report)
+                                                           repaired, report, widen,
+                                                           widen_iterations)
             if bound is not None:
                 return bound
         return None
-    return _checked(keys, lv, n, k, free, ub, charge, report)
+    return _checked(keys, lv, n, k, free, ub, charge, report, widen, widen_iterations)
 
 
 def _checked(keys: PatternKeys, lv: Levels, n: IntArray, k: int, free: NDArray[np.bool_],
-             ub: NDArray[np.float64], charge: NDArray[np.float64], report: Progress
-             ) -> int | None:
+             ub: NDArray[np.float64], charge: NDArray[np.float64], report: Progress,
+             widen: int = 0, max_iterations: int = WIDENED_ITERATIONS) -> int | None:
     """The bound of ``charge`` (free charges rounded down to the grid, the others at their
-    levels) when it passes :func:`satisfied` from scratch, else ``None``."""
+    levels) when it passes :func:`satisfied` from scratch, else ``None``; then up to
+    ``widen`` rounds of :func:`_widened` from it."""
+    got = _on_grid(keys, lv, n, k, free, ub, charge, report)
+    if got is None:
+        return None
+    if widen > 0:
+        return _widened(keys, lv, n, k, free, got[1], got[0], report, widen, max_iterations)
+    return got[0]
+
+
+def _on_grid(keys: PatternKeys, lv: Levels, n: IntArray, k: int, free: NDArray[np.bool_],
+             ub: NDArray[np.float64], charge: NDArray[np.float64], report: Progress,
+             width: IntArray | None = None, given: list[Bucketed] | None = None,
+             kept: NDArray[np.bool_] | None = None) -> tuple[int, NDArray[np.float64]] | None:
+    """:func:`_checked`'s bound and the charges on the grid that give it, ``width`` and
+    ``given`` as in :func:`satisfied`; the charges of ``kept`` are on the grid already (a
+    widening's fixed ones) and stay as they are."""
     lev = lv.L
     ticks = np.zeros(keys.t, dtype=np.int64)  # charges in units of 1 / GRID
     ticks[~free] = lev[~free] * GRID
     ticks[free] = to_ticks(charge[free], 0.0, ub[free])
-    if not satisfied(keys, lv, n, k, ticks / GRID):
+    if kept is not None:
+        ticks[kept] = np.round(charge[kept] * GRID).astype(np.int64)
+    if not satisfied(keys, lv, n, k, ticks / GRID, width, given):
         report("bounds: charge LP answer failed its check: no charge bound")
         return None
-    return ceil_ticks(int((n * ticks).sum()))  # exact: at most n x 64 x 2^20
+    return ceil_ticks(int((n * ticks).sum())), ticks / GRID  # exact: at most n x 64 x 2^20
+
+
+def _widened(keys: PatternKeys, lv: Levels, n: IntArray, k: int, free: NDArray[np.bool_],
+             charge: NDArray[np.float64], bound: int, report: Progress, rounds: int,
+             max_iterations: int) -> int:
+    """The bound after up to ``rounds`` widenings from ``charge`` (checked, giving
+    ``bound``): at least ``bound`` (module docstring, "Widening")."""
+    lev = lv.L
+    width = np.ones(keys.t, dtype=np.int64)
+    accepted, start = width, bound
+    top = min(lv.last, keys.m - 1)  # buckets enumerated; no charge above m
+    for i in range(rounds):
+        grow = free & (charge >= lev + width - AT_END) & (lev + width <= top)
+        if not grow.any():
+            break
+        if grow.sum() > WIDEN_BATCH:  # the most rows first (ties: the first row type)
+            at = np.flatnonzero(grow)
+            grow[:] = False
+            grow[at[np.argsort(-n[at], kind="stable")[:WIDEN_BATCH]]] = True
+        width = width + grow
+        ub = np.where(grow, (lev + width).astype(np.float64), charge)
+        given = list(_level_buckets(keys, lv, n, k, only=grow))  # the others keep charges
+        built = _build(keys, lv, n, k, grow, ub, WIDENED_MAX_NONZEROS, given=given)
+        what = f"charge LP widened {i + 1} ({int(grow.sum()):,} row types)"
+        if built is None:
+            report(f"bounds: {what} is over its limit of {WIDENED_MAX_NONZEROS:,} nonzeros")
+            break
+        a = ub[grow] if built[0].n_rows == 0 else solve(
+            built[0], n[grow].astype(np.float64), max_iterations, report, what)
+        if a is None:
+            break
+        trial = charge.copy()
+        trial[grow] = a
+        got = _on_grid(keys, lv, n, k, free, (lev + width).astype(np.float64), trial, report,
+                       given=given, kept=free & ~grow)
+        if got is None or got[0] <= bound:
+            break
+        report(f"bounds: {what}: {got[0]:,} (was {bound:,})")
+        small = got[0] - bound < WIDEN_MIN_GAIN * bound
+        bound, charge = got
+        accepted = width.copy()
+        if small:
+            break
+    if bound > start and not satisfied(keys, lv, n, k, charge, accepted):
+        report("bounds: the widened charges failed the check from scratch: the plain LP's "
+               f"{start:,} stands")
+        return start
+    return bound
 
 
 def _repair(keys: PatternKeys, lv: Levels, n: IntArray, k: int, free: NDArray[np.bool_],
@@ -269,18 +396,23 @@ def _repair(keys: PatternKeys, lv: Levels, n: IntArray, k: int, free: NDArray[np
 
 
 def _build(keys: PatternKeys, lv: Levels, n: IntArray, k: int, free: NDArray[np.bool_],
-           ub: NDArray[np.float64], max_nonzeros: int) -> tuple[Program, float] | None:
+           ub: NDArray[np.float64], max_nonzeros: int, width: IntArray | None = None,
+           given: list[Bucketed] | None = None) -> tuple[Program, float] | None:
     """The LP over the free charges (columns ``0 .. free.sum() - 1``, each in ``[0, ub]``) and
     the buckets that fail with every charge at ``ub``, and its competition (module
-    docstring), or ``None`` past ``max_nonzeros``. The other row types in those buckets are
-    at level 0, charge 0 (module docstring; in :func:`_repair`'s LP every member of a broken
-    bucket that has a charge is free)."""
+    docstring), or ``None`` past ``max_nonzeros``. The other row types in those buckets keep
+    the charge ``ub`` gives them: the rows of level 0 charge 0 (module docstring; in
+    :func:`_repair`'s LP every member of a broken bucket that has a charge is free); in
+    :func:`_widened`'s restricted LP the charges not widened keep their values.
+    ``width``: the buckets that can fail when row type ``v``'s charge reaches ``L(v) +
+    width(v)`` (:func:`_level_buckets`); ``given``: these buckets instead."""
     lp = Program()
     options = np.zeros(keys.t, dtype=np.int64)   # buckets of each free row type
     buckets, rows = 0, 0
     var = np.full(keys.t, -1, dtype=np.int64)
     var[free] = lp.columns(int(free.sum()), 0.0, ub[free])
-    for s, member, bucket, nb in _level_buckets(keys, lv, n, k):
+    for s, member, bucket, nb in (_level_buckets(keys, lv, n, k, width) if given is None
+                                  else given):
         options += np.bincount(member[free[member]], minlength=keys.t)
         buckets, rows = buckets + nb, rows + int(n[member].sum())
         tight = top_sums(bucket, ub[member] - s, n[member], k, nb) > 0
@@ -301,7 +433,16 @@ def _build(keys: PatternKeys, lv: Levels, n: IntArray, k: int, free: NDArray[np.
         lp.entries(pair, var[u], 1.0)
         lp.entries(pair, lam[bu], -1.0)
         lp.entries(pair, mu, -1.0)
-        w, bw = member[~own], bucket[~own]                   # level 0, charge 0
+        kept = ~own & (ub[member] != 0.0)                     # fixed, charge ub: own mu
+        if kept.any():
+            u, bu, nu = _top_k(member[kept], bucket[kept], ub, n, k)
+            mu = lp.columns(len(u), 0.0, np.inf)
+            lp.entries(top[bu], mu, nu)
+            pair = lp.constraints(s - ub[u])                 # ub_u - lambda - mu <= s
+            lp.entries(pair, lam[bu], -1.0)
+            lp.entries(pair, mu, -1.0)
+        zero = ~own & ~kept
+        w, bw = member[zero], bucket[zero]                   # level 0, charge 0
         count = np.bincount(bw, weights=n[w], minlength=nb).astype(np.float64)
         cb = np.nonzero(count)[0].astype(np.int64)
         mu_0 = lp.columns(len(cb), 0.0, np.inf)
@@ -312,6 +453,22 @@ def _build(keys: PatternKeys, lv: Levels, n: IntArray, k: int, free: NDArray[np.
         if lp.nnz > max_nonzeros:
             return None
     return lp, competition(options, rows, buckets, k)
+
+
+def _top_k(member: IntArray, bucket: IntArray, charge: NDArray[np.float64], n: IntArray,
+           k: int) -> tuple[IntArray, IntArray, NDArray[np.float64]]:
+    """The fixed members of each bucket (positive charges, row type ``u`` counted ``n_u``
+    times) that can be among its ``k`` largest: the largest charges up to ``k`` rows, the
+    last one's count cut to reach ``k`` -- with the same ``k`` largest as all of them, so the
+    LP's condition is the same. ``(member, bucket, count)``."""
+    order = np.lexsort((-charge[member], bucket))
+    m, b = member[order], bucket[order]
+    c = n[m].astype(np.int64)
+    ahead = np.cumsum(c) - c
+    first = np.searchsorted(b, b)  # the start of each one's bucket
+    ahead = ahead - ahead[first]
+    keep = ahead < k
+    return m[keep], b[keep], np.minimum(c, k - ahead)[keep].astype(np.float64)
 
 
 def _buckets(keys: PatternKeys, mask: int, rows: IntArray, n: IntArray, k: int
@@ -326,21 +483,36 @@ def _buckets(keys: PatternKeys, mask: int, rows: IntArray, n: IntArray, k: int
 
 
 def satisfied(keys: PatternKeys, lv: Levels, n: IntArray, k: int,
-              charge: NDArray[np.float64]) -> bool:
+              charge: NDArray[np.float64], width: IntArray | None = None,
+              given: list[Bucketed] | None = None) -> bool:
     """Whether every bucket of ``>= k`` rows at levels ``1 .. last`` holding a row of its
     level has its ``k`` largest ``charge - level`` (rows counted one by one) summing to at
-    most 0 -- the claim's condition, checked from scratch."""
+    most 0 -- the claim's condition, checked from scratch. With ``width``
+    (:func:`_widened`) every bucket of ``s`` stars holding a row type with ``L(v) <=
+    s < L(v) + width(v)``; ``given``: these buckets only (:func:`_widened`)."""
     return not any((top_sums(bucket, charge[member] - s, n[member], k, nb) > 0).any()
-                   for s, member, bucket, nb in _level_buckets(keys, lv, n, k))
+                   for s, member, bucket, nb in (_level_buckets(keys, lv, n, k, width)
+                                                 if given is None else given))
 
 
-def _level_buckets(keys: PatternKeys, lv: Levels, n: IntArray, k: int
-                   ) -> Iterator[tuple[int, IntArray, IntArray, int]]:
+def _level_buckets(keys: PatternKeys, lv: Levels, n: IntArray, k: int,
+                   width: IntArray | None = None, only: NDArray[np.bool_] | None = None
+                   ) -> Iterator[Bucketed]:
     """For each level ``s = 1 .. last`` and pattern of ``s`` columns, the buckets of ``>= k``
-    rows holding a row of level ``s`` (when there are any): ``s`` and :func:`_buckets`."""
+    rows holding a row of level ``s`` (when there are any): ``s`` and :func:`_buckets`. With
+    ``width`` (per row type; the charges reach ``L(v) + width(v)``, :func:`_widened`)
+    the buckets holding a row type with ``1 <= L(v) <= s < L(v) + width(v)``. With ``only``
+    (row types, :func:`_widened`; ``width`` unused), every bucket of ``>= k`` rows holding
+    one of them, at every level ``s >= L(v)``."""
     lev = lv.L
     for s in range(1, lv.last + 1):
-        at_s = np.nonzero(lev == s)[0].astype(np.int64)
+        if only is not None:
+            at = (lev >= 1) & (lev <= s) & only
+        elif width is not None:
+            at = (lev >= 1) & (lev <= s) & (lev + width > s)
+        else:
+            at = lev == s
+        at_s = np.nonzero(at)[0].astype(np.int64)
         if len(at_s) == 0:
             continue
         for mask in masks_of_level(keys.m, s):
