@@ -102,9 +102,9 @@ charges are a feasible point, so the bound never falls; a round that stops
 (:data:`WIDENED_ITERATIONS`, :data:`WIDENED_MAX_NONZEROS`) or fails its check ends the
 widening with the bound before it. Not after a plain LP of more than
 :data:`WIDEN_MAX_NONZEROS` nonzeros (adult k = 10). Measured: the first 1,000 / 2,000 rows
-above 1,638 -> 1,668 and 3,361 -> 3,390 in 0.3 s; adult (9 QIs) k = 3 / 5 26,494 / 33,842 ->
-26,603 / 34,074 (+0.4 / +0.7 %) for about 2 s each; the bundled sample's main job (census,
-10,000 rows, k = 5) 9,274 -> 9,317 for 0.7 s.
+above 1,638 -> 1,668 and 3,361 -> 3,390 in under 0.2 s; adult (9 QIs) k = 3 / 5 26,494 /
+33,842 -> 26,598 / 33,950 (+0.4 / +0.3 %; 2 / 1 rounds) for about 1.6 / 0.5 s; the bundled
+sample's main job (census, 10,000 rows, k = 5) 9,274 -> 9,317 for 0.7 s.
 
 References
 ----------
