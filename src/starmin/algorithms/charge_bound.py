@@ -298,10 +298,10 @@ def _checked(keys: PatternKeys, lv: Levels, n: IntArray, k: int, free: NDArray[n
 
 def _on_grid(keys: PatternKeys, lv: Levels, n: IntArray, k: int, free: NDArray[np.bool_],
              ub: NDArray[np.float64], charge: NDArray[np.float64], report: Progress,
-             width: IntArray | None = None, given: list[Bucketed] | None = None,
-             kept: NDArray[np.bool_] | None = None) -> tuple[int, NDArray[np.float64]] | None:
-    """:func:`_checked`'s bound and the charges on the grid that give it, ``width`` and
-    ``given`` as in :func:`satisfied`; the charges of ``kept`` are on the grid already (a
+             given: list[Bucketed] | None = None, kept: NDArray[np.bool_] | None = None
+             ) -> tuple[int, NDArray[np.float64]] | None:
+    """:func:`_checked`'s bound and the charges on the grid that give it, ``given`` as in
+    :func:`satisfied`; the charges of ``kept`` are on the grid already (a
     widening's fixed ones) and stay as they are."""
     lev = lv.L
     ticks = np.zeros(keys.t, dtype=np.int64)  # charges in units of 1 / GRID
@@ -309,7 +309,7 @@ def _on_grid(keys: PatternKeys, lv: Levels, n: IntArray, k: int, free: NDArray[n
     ticks[free] = to_ticks(charge[free], 0.0, ub[free])
     if kept is not None:
         ticks[kept] = np.round(charge[kept] * GRID).astype(np.int64)
-    if not satisfied(keys, lv, n, k, ticks / GRID, width, given):
+    if not satisfied(keys, lv, n, k, ticks / GRID, given=given):
         report("bounds: charge LP answer failed its check: no charge bound")
         return None
     return ceil_ticks(int((n * ticks).sum())), ticks / GRID  # exact: at most n x 64 x 2^20
@@ -396,22 +396,21 @@ def _repair(keys: PatternKeys, lv: Levels, n: IntArray, k: int, free: NDArray[np
 
 
 def _build(keys: PatternKeys, lv: Levels, n: IntArray, k: int, free: NDArray[np.bool_],
-           ub: NDArray[np.float64], max_nonzeros: int, width: IntArray | None = None,
-           given: list[Bucketed] | None = None) -> tuple[Program, float] | None:
+           ub: NDArray[np.float64], max_nonzeros: int, given: list[Bucketed] | None = None
+           ) -> tuple[Program, float] | None:
     """The LP over the free charges (columns ``0 .. free.sum() - 1``, each in ``[0, ub]``) and
     the buckets that fail with every charge at ``ub``, and its competition (module
     docstring), or ``None`` past ``max_nonzeros``. The other row types in those buckets keep
     the charge ``ub`` gives them: the rows of level 0 charge 0 (module docstring; in
     :func:`_repair`'s LP every member of a broken bucket that has a charge is free); in
     :func:`_widened`'s restricted LP the charges not widened keep their values.
-    ``width``: the buckets that can fail when row type ``v``'s charge reaches ``L(v) +
-    width(v)`` (:func:`_level_buckets`); ``given``: these buckets instead."""
+    ``given``: these buckets instead of :func:`_level_buckets`'s."""
     lp = Program()
     options = np.zeros(keys.t, dtype=np.int64)   # buckets of each free row type
     buckets, rows = 0, 0
     var = np.full(keys.t, -1, dtype=np.int64)
     var[free] = lp.columns(int(free.sum()), 0.0, ub[free])
-    for s, member, bucket, nb in (_level_buckets(keys, lv, n, k, width) if given is None
+    for s, member, bucket, nb in (_level_buckets(keys, lv, n, k) if given is None
                                   else given):
         options += np.bincount(member[free[member]], minlength=keys.t)
         buckets, rows = buckets + nb, rows + int(n[member].sum())
