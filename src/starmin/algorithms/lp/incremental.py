@@ -286,7 +286,8 @@ class RestrictedLP:
         starts (a fresh Glop, then SciPy's HiGHS); only ``max_iterations`` is a
         :class:`WorkLimit`. A 34-row table with 3 QIs and k = 3 (about 60 variables) spent
         the whole 5,000,000 iterations in one warm-started solve of its third round (22 s,
-        then no bound and no ``milp``); on the large LPs this is above ``max_iterations``."""
+        then no bound and no ``milp``). On adult's LPs (tens of thousands of variables and
+        more: a stall limit of a million iterations and more) a round takes 10,000-40,000."""
         return STALL_PER_ENTRY * (self._n_vars + self._n_cons) + STALL_MIN
 
     def _seconds_left(self, spent: int) -> float | None:
