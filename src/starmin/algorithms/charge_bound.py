@@ -90,15 +90,15 @@ condition (in a bucket of ``s`` stars a row type with ``L(v) + w(v) <= s`` has `
 through). So, from the plain LP's checked charges, up to :data:`WIDEN_ROUNDS` times (and
 :data:`WIDEN_WORK` over the plain LP's nonzeros; a round gaining less than
 :data:`WIDEN_MIN_GAIN` of the bound is the last): the row types whose charge is within
-:data:`AT_END` of its upper end (at most :data:`WIDEN_BATCH` of them, those of the most
-rows) get ``w + 1`` (while ``L + w <= min(last, m - 1)``: no charge above ``m``); an LP
-frees their charges only, every other charge kept, over the buckets holding one of them (at
-every level: a raised charge can tip a bucket of a higher level too; the others keep their
-charges, so their condition still holds), the kept members of a bucket cut to its ``k``
-largest (:func:`_top_k`, the same ``k`` largest); its answer goes onto the grid and those
-buckets are checked, the kept charges unchanged; the last round's charges are checked from
-scratch over every bucket the widths make able to fail (:func:`satisfied`). The previous
-charges are a feasible point, so the bound never falls; a round that stops
+:data:`.l_charge_widening.AT_END` of its upper end (at most :data:`WIDEN_BATCH` of them,
+those of the most rows) get ``w + 1`` (while ``L + w <= min(last, m - 1)``: no charge above
+``m``); an LP frees their charges only, every other charge kept, over the buckets holding
+one of them (at every level: a raised charge can tip a bucket of a higher level too; the
+others keep their charges, so their condition still holds), the kept members of a bucket cut
+to its ``k`` largest (:func:`_top_k`, the same ``k`` largest); its answer goes onto the grid
+and those buckets are checked, the kept charges unchanged; the last round's charges are
+checked from scratch over every bucket the widths make able to fail (:func:`satisfied`). The
+previous charges are a feasible point, so the bound never falls; a round that stops
 (:data:`WIDENED_ITERATIONS`, :data:`WIDENED_MAX_NONZEROS`) or fails its check ends the
 widening with the bound before it. Not after a plain LP of more than
 :data:`WIDEN_MAX_NONZEROS` nonzeros (adult k = 10). Measured: the first 1,000 / 2,000 rows
@@ -132,6 +132,7 @@ from starmin.algorithms.charge_pdlp import MAX_NONZEROS as PDLP_MAX_NONZEROS
 from starmin.algorithms.charge_pdlp import MAX_WORK as PDLP_MAX_WORK
 from starmin.algorithms.competition import competition
 from starmin.algorithms.heuristic.pattern_keys import IntArray, PatternKeys, masks_of_level
+from starmin.algorithms.l_charge_widening import AT_END
 from starmin.data.rowtypes import RowTypes
 
 Bucketed = tuple[int, IntArray, IntArray, int]
@@ -166,8 +167,6 @@ again: adult, 9 QIs, k = 3 / 5 get 2 / 1 rounds, 0.5-0.8 s each there)."""
 WIDEN_MIN_GAIN = 5e-4
 """A round raising the bound by less than this share of it is the last (adult, 9 QIs, k = 2:
 1-2 stars a round)."""
-AT_END = 1e-3
-"""A free charge within this much of its upper end counts as reaching it."""
 WIDENED_MAX_NONZEROS = 400_000
 """A widening's restricted LP is not built past this many nonzeros."""
 WIDENED_ITERATIONS = 20_000
