@@ -97,3 +97,137 @@ def test_with_the_lp_core_s_optimum_the_charge_lps_are_left_out() -> None:
                                diversity=ahead)
     assert "l_charges" in ahead.result() and "l_charges" not in got
     assert got == api.lower_bounds(rt, LDiversity(2), known_lp={"lp": 1}, lp_complete=True)
+
+
+def _k_table(seed: int, n: int = 300) -> pl.DataFrame:
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    return pl.DataFrame({f"q{i}": rng.integers(0, 4, n).astype(str) for i in range(6)})
+
+
+@pytest.mark.parametrize("k", [2, 3, 5])
+def test_k_s_charge_lp_starts_ahead_and_is_solved_once(monkeypatch: pytest.MonkeyPatch,
+                                                       k: int) -> None:
+    """For k-anonymity alone the charge LP starts beside the solve (``charges_ahead``), the
+    report's ``charges`` is what the LP gives computed afterwards, and the LP is solved once
+    per run although ``pattern-packing`` and the report both ask for it."""
+    from starmin.algorithms import charge_bound
+
+    started: list[Any] = []
+    real_ahead = api.charges_ahead
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        future = real_ahead(*args, **kwargs)
+        started.append(future)
+        return future
+
+    solved: list[int] = []
+    real_solve = charge_bound._charge_bound
+
+    def counted(rt: Any, k: int, *args: Any, **kwargs: Any) -> Any:
+        solved.append(k)
+        return real_solve(rt, k, *args, **kwargs)
+
+    monkeypatch.setattr(api, "charges_ahead", spy)
+    monkeypatch.setattr(charge_bound, "_charge_bound", counted)
+    for seed in range(2):
+        df = _k_table(100 + seed)
+        charge_bound._ANSWERS.clear()
+        solved.clear()
+        rel = starmin.anonymize(df, list(df.columns), None, k=k, seed=0)
+        assert started and started[-1] is not None
+        assert solved == [k], solved  # once, by whichever thread came first
+        got = rel.report["lower_bounds"].get("charges")
+        charge_bound._ANSWERS.clear()
+        expected = charge_bound.charge_lower_bound(
+            LocalEngine().to_row_types(df, Schema.of(list(df.columns), None)).row_types, k)
+        assert got == expected
+
+
+def test_no_charge_lp_ahead_for_other_models_nor_under_a_time_limit(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    calls: list[Any] = []
+    real = api.charges_ahead
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        calls.append(args[1])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(api, "charges_ahead", spy)
+    df = _k_table(5)
+    starmin.anonymize(df.head(14), list(df.columns), None, k=2, method="exact",
+                      time_limit=30)
+    assert calls == []
+    rt = _row_types(_table(7))
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        assert real(rt, LDiversity(2), pool) is None
+        assert real(rt, TCloseness(0.3), pool) is None
+        future = real(rt, KAnonymity(3), pool)
+        assert future is not None and future.result()["charges"] > 0
+
+
+def test_a_second_caller_waits_for_the_first_and_computes_it_when_that_one_fails(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two threads asking for the same charge LP at once: one solves it, the other waits and
+    gets the same answer; when the solving thread fails, the waiting one solves it itself
+    (never a stale or missing answer)."""
+    import threading
+
+    from starmin.algorithms import charge_bound
+
+    rt = _row_types(_table(11))
+    charge_bound._ANSWERS.clear()
+    expected = charge_bound.charge_lower_bound(rt, 3)
+    assert expected is not None
+    real = charge_bound._charge_bound
+    inside, release = threading.Event(), threading.Event()
+    calls: list[str] = []
+    out: dict[str, Any] = {}
+    said: list[str] = []
+
+    def slow(*args: Any, **kwargs: Any) -> Any:
+        calls.append(threading.current_thread().name)
+        if len(calls) == 1:
+            inside.set()
+            assert release.wait(30)
+            if out["fail"]:
+                raise RuntimeError("the first thread fails")
+        return real(*args, **kwargs)
+
+    def first() -> None:
+        try:
+            out["first"] = charge_bound.charge_lower_bound(rt, 3)
+        except RuntimeError as exc:
+            out["first"] = exc
+
+    def second() -> None:
+        out["second"] = charge_bound.charge_lower_bound(rt, 3, said.append)
+
+    monkeypatch.setattr(charge_bound, "_charge_bound", slow)
+    for fail in (False, True):
+        charge_bound._ANSWERS.clear()
+        for state in (calls, out, said):
+            state.clear()
+        inside.clear()
+        release.clear()
+        out["fail"] = fail
+        t = threading.Thread(target=first, name="first")
+        t.start()
+        assert inside.wait(30)
+        waiter = threading.Thread(target=second, name="second")
+        waiter.start()
+        while not said:  # the second caller says it waits, then waits
+            threading.Event().wait(0.01)
+        assert calls == ["first"] and "waiting" in said[0]
+        release.set()
+        t.join(30)
+        waiter.join(30)
+        assert out["second"] == expected
+        if fail:
+            assert isinstance(out["first"], RuntimeError) and calls == ["first", "second"]
+        else:
+            assert out["first"] == expected and calls == ["first"]
+    assert charge_bound._RUNNING == {}

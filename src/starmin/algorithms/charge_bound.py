@@ -191,27 +191,47 @@ def charge_lower_bound(rt: RowTypes, k: int, progress: Progress | None = None, *
     (module docstring, "Widening"; 0 for the plain LP's bound).
     The answer depends only on the row types (their codes, sizes and order), ``k`` and the
     limits, so the last :data:`_REMEMBERED` answers are kept by a digest of those:
-    ``pattern-packing`` computes it for its plan's bound, and the report asks again."""
+    ``pattern-packing`` computes it for its plan's bound, and the report asks again; a
+    call made while another thread computes the same answer waits for it (:data:`_RUNNING`;
+    :func:`starmin.api.anonymize` starts it beside the solve)."""
     k = int(k)
     if k < 2 or rt.t_in == 0:
         return None
     key = (_digest(rt), k, int(max_nonzeros), int(max_iterations), float(max_competition),
            float(max_pdlp_work), int(widen))
-    with _LOCK:
-        if key in _ANSWERS:
-            _ANSWERS.move_to_end(key)
-            return _ANSWERS[key]
-    value = _charge_bound(rt, k, progress or silent, max_nonzeros, max_iterations,
-                          max_competition, max_pdlp_work, int(widen))
-    with _LOCK:
-        _ANSWERS[key] = value
-        while len(_ANSWERS) > _REMEMBERED:
-            _ANSWERS.popitem(last=False)
+    while True:  # remembered, being computed by another thread (wait for it), or ours
+        with _LOCK:
+            if key in _ANSWERS:
+                _ANSWERS.move_to_end(key)
+                return _ANSWERS[key]
+            running = _RUNNING.get(key)
+            if running is None:
+                running = _RUNNING[key] = threading.Event()
+                break
+        (progress or silent)("bounds: waiting for the charge LP another thread is solving "
+                             "(the same row types and k)")
+        running.wait()  # then remembered, or that thread failed and this one computes it
+    try:
+        value = _charge_bound(rt, k, progress or silent, max_nonzeros, max_iterations,
+                              max_competition, max_pdlp_work, int(widen))
+        with _LOCK:
+            _ANSWERS[key] = value
+            while len(_ANSWERS) > _REMEMBERED:
+                _ANSWERS.popitem(last=False)
+    finally:
+        with _LOCK:
+            del _RUNNING[key]
+        running.set()
     return value
 
 
+_Key = tuple[bytes, int, int, int, float, float, int]
 _REMEMBERED = 8
-_ANSWERS: OrderedDict[tuple[bytes, int, int, int, float, float, int], int | None] = OrderedDict()
+_ANSWERS: OrderedDict[_Key, int | None] = OrderedDict()
+_RUNNING: dict[_Key, threading.Event] = {}
+"""The answers being computed, each set when its thread is done: a second caller (the
+report's after ``pattern-packing``, or ``pattern-packing`` while :func:`starmin.api.anonymize`
+computes it beside the solve) waits instead of solving the same LP again."""
 _LOCK = threading.Lock()
 
 
