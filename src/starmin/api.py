@@ -343,7 +343,8 @@ def charges_ahead(rt: RowTypes, model: PrivacyModel, pool: Executor,
     it (``pattern-packing``'s plan bound, the report's) waits for this one instead of solving
     the same LP again (:func:`starmin.algorithms.charge_bound.charge_lower_bound`). Its LP
     solvers (HiGHS, PDLP through MathOpt) release the GIL: on ARX adult (9 QIs, k = 3 / 5 /
-    10) the runs took about 2-3 s less wall clock (stop 47)."""
+    10) the runs took 1.5-3 s less wall clock (stop 47). Not under a time limit or for
+    ``attributes`` (no bounds thread there)."""
     if not _k_alone(model):
         return None
     return pool.submit(charge_bounds, rt, model, progress)
