@@ -19,7 +19,6 @@ frequency charge LP exceeds. Writes
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
@@ -30,7 +29,7 @@ import polars as pl
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from auto_budget import random_table
 from portfolio import ADULT, QI8, SA
-from results_file import change, shown, timed, write_json
+from results_file import change, shown, timed, write_runs
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "bench" / "results" / "charge_widening.json"
@@ -126,8 +125,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=OUT)
     ns = ap.parse_args()
     rows = [r for name in ns.tables for r in run(name, ns.kinds, ns.l, ns.optimum)]
-    write_json(ns.out, {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-                        "load": os.getloadavg()[0], "runs": rows})
+    write_runs(ns.out, rows)
     print(table(rows))
 
 

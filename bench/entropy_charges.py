@@ -15,15 +15,13 @@ CPU and wall seconds. Writes ``bench/results/entropy_charges.json`` and prints t
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from charge_widening import TABLES, row_types
-from results_file import change, shown, timed, write_json
+from results_file import change, shown, timed, write_runs
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "bench" / "results" / "entropy_charges.json"
@@ -84,8 +82,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=OUT)
     ns = ap.parse_args()
     rows = [r for name in ns.tables for r in run(name, ns.l)]
-    write_json(ns.out, {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-                        "load": os.getloadavg()[0], "runs": rows})
+    write_runs(ns.out, rows)
     print(table(rows))
 
 

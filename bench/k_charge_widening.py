@@ -21,9 +21,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import os
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +30,7 @@ import polars as pl
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from portfolio import ADULT, QI8, QI9
-from results_file import change, shown, timed, write_json
+from results_file import change, shown, timed, write_runs
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "bench" / "results" / "k_charge_widening.json"
@@ -143,8 +141,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=OUT)
     ns = ap.parse_args()
     rows = [r for spec in ns.tables for r in run(spec, ns.full_dual)]
-    write_json(ns.out, {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-                        "load": os.getloadavg()[0], "runs": rows})
+    write_runs(ns.out, rows)
     print(table(rows))
 
 

@@ -5,6 +5,7 @@ earlier runs."""
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -19,6 +20,13 @@ def write_json(path: Path, data: Any, indent: int = 1) -> None:
     tmp = path.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(data, indent=indent) + "\n")
     tmp.replace(path)
+
+
+def write_runs(path: Path, rows: list[dict[str, Any]]) -> None:
+    """``rows`` as ``{"date", "load", "runs"}`` JSON at ``path`` (:func:`write_json`): the UTC
+    minute and the one-minute load average when written."""
+    write_json(path, {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                      "load": os.getloadavg()[0], "runs": rows})
 
 
 def merged_runs(path: Path, results: dict[str, Any], *keys: str) -> dict[str, Any]:

@@ -18,16 +18,14 @@ the charge LP's cost). Writes ``bench/results/t_charges.json`` and prints the ta
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from charge_widening import row_types
 from portfolio import ADULT
-from results_file import change, shown, timed, write_json
+from results_file import change, shown, timed, write_runs
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "bench" / "results" / "t_charges.json"
@@ -84,8 +82,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=OUT)
     ns = ap.parse_args()
     rows = [r for name in ns.tables for r in run(name, ns.t, ns.distance)]
-    write_json(ns.out, {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-                        "load": os.getloadavg()[0], "runs": rows})
+    write_runs(ns.out, rows)
     print(table(rows))
 
 
