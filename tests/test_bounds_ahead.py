@@ -32,19 +32,25 @@ def _row_types(df: pl.DataFrame) -> starmin.RowTypes:
     return LocalEngine().to_row_types(df, Schema.of(qi, "s")).row_types
 
 
+def _spied(monkeypatch: pytest.MonkeyPatch, name: str) -> tuple[list[Any], Any]:
+    """``api.<name>`` replaced by a spy: the list of what each call returned (a future or
+    ``None``), in order, and the real function."""
+    real = getattr(api, name)
+    returned: list[Any] = []
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        returned.append(real(*args, **kwargs))
+        return returned[-1]
+
+    monkeypatch.setattr(api, name, spy)
+    return returned, real
+
+
 @pytest.mark.parametrize(("params", "model"), [
     ({"l": 3}, LDiversity(3)), ({"l": 3, "l_kind": "distinct"}, DistinctLDiversity(3))])
 def test_the_report_s_bounds_are_those_computed_afterwards(
         monkeypatch: pytest.MonkeyPatch, params: dict[str, Any], model: Any) -> None:
-    started: list[Any] = []
-    real = api.diversity_ahead
-
-    def spy(*args: Any, **kwargs: Any) -> Any:
-        future = real(*args, **kwargs)
-        started.append(future)
-        return future
-
-    monkeypatch.setattr(api, "diversity_ahead", spy)
+    started, _ = _spied(monkeypatch, "diversity_ahead")
     for seed in range(3):
         df = _table(seed)
         rel = starmin.anonymize(df, [c for c in df.columns if c != "s"], "s", seed=0, **params)
@@ -62,14 +68,7 @@ def test_the_report_s_bounds_are_those_computed_afterwards(
 
 def test_not_under_a_time_limit_nor_for_models_without_diversity(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    calls: list[Any] = []
-    real = api.diversity_ahead
-
-    def spy(*args: Any, **kwargs: Any) -> Any:
-        calls.append(args[1])
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(api, "diversity_ahead", spy)
+    calls, real = _spied(monkeypatch, "diversity_ahead")
     df = _table(7)
     qi = [c for c in df.columns if c != "s"]
     starmin.anonymize(df.head(12), qi, "s", l=2, method="exact", time_limit=30)
@@ -114,14 +113,7 @@ def test_k_s_charge_lp_starts_ahead_and_is_solved_once(monkeypatch: pytest.Monke
     per run although ``pattern-packing`` and the report both ask for it."""
     from starmin.algorithms import charge_bound
 
-    started: list[Any] = []
-    real_ahead = api.charges_ahead
-
-    def spy(*args: Any, **kwargs: Any) -> Any:
-        future = real_ahead(*args, **kwargs)
-        started.append(future)
-        return future
-
+    started, _ = _spied(monkeypatch, "charges_ahead")
     solved: list[int] = []
     real_solve = charge_bound._charge_bound
 
@@ -129,7 +121,6 @@ def test_k_s_charge_lp_starts_ahead_and_is_solved_once(monkeypatch: pytest.Monke
         solved.append(k)
         return real_solve(rt, k, *args, **kwargs)
 
-    monkeypatch.setattr(api, "charges_ahead", spy)
     monkeypatch.setattr(charge_bound, "_charge_bound", counted)
     for seed in range(2):
         df = _k_table(100 + seed)
@@ -149,14 +140,7 @@ def test_no_charge_lp_ahead_for_other_models_nor_under_a_time_limit(
         monkeypatch: pytest.MonkeyPatch) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
-    calls: list[Any] = []
-    real = api.charges_ahead
-
-    def spy(*args: Any, **kwargs: Any) -> Any:
-        calls.append(args[1])
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(api, "charges_ahead", spy)
+    calls, real = _spied(monkeypatch, "charges_ahead")
     df = _k_table(5)
     starmin.anonymize(df.head(14), list(df.columns), None, k=2, method="exact",
                       time_limit=30)
