@@ -199,6 +199,7 @@ def charge_lower_bound(rt: RowTypes, k: int, progress: Progress | None = None, *
         return None
     key = (_digest(rt), k, int(max_nonzeros), int(max_iterations), float(max_competition),
            float(max_pdlp_work), int(widen))
+    report = progress or silent
     while True:  # remembered, being computed by another thread (wait for it), or ours
         with _LOCK:
             if key in _ANSWERS:
@@ -208,11 +209,11 @@ def charge_lower_bound(rt: RowTypes, k: int, progress: Progress | None = None, *
             if running is None:
                 running = _RUNNING[key] = threading.Event()
                 break
-        (progress or silent)("bounds: waiting for the charge LP another thread is solving "
-                             "(the same row types and k)")
+        report("bounds: waiting for the charge LP another thread is solving (the same row "
+               "types and k)")
         running.wait()  # then remembered, or that thread failed and this one computes it
     try:
-        value = _charge_bound(rt, k, progress or silent, max_nonzeros, max_iterations,
+        value = _charge_bound(rt, k, report, max_nonzeros, max_iterations,
                               max_competition, max_pdlp_work, int(widen))
         with _LOCK:
             _ANSWERS[key] = value
