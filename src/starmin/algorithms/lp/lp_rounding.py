@@ -16,8 +16,9 @@ else ``k``); the rounding MILP holds every linear constraint at once; a class th
 Work limits (the same on every machine): ``max_rounds`` LP rounds (60), ``max_patterns``
 suppression patterns priced per round (5,000; beyond, the bound is capped as in
 :mod:`.colgen`), ``node_limit`` branch-and-bound nodes of the rounding MILP (2,000), its
-relative gap ``rounding_gap`` (:data:`ROUNDING_GAP`), and the instance limits of
-:func:`supports` (``t_in`` and ``m``).
+relative gap ``rounding_gap`` (:data:`ROUNDING_GAP`), or with ``rounding_solver="cp-sat"``
+CP-SAT's deterministic time ``rounding_work`` (:data:`ROUNDING_WORK`), and the instance
+limits of :func:`supports` (``t_in`` and ``m``).
 
 References: Liang & Yuan, Sec. 4, Thm 9; Bredereck et al., Sec. 4.3; Xiao et al., Def. 2.
 """
@@ -51,7 +52,42 @@ GUARANTEE = Guarantee(
     "Liang & Yuan Sec. 4 Thm 9; Bredereck et al. Sec. 4.3",
 )
 _OPTIONS = {"max_rounds", "max_patterns", "node_limit", "rounding_gap", "bounds",
-            "max_iterations", "complete_only"}
+            "max_iterations", "complete_only", "rounding_solver", "rounding_work"}
+SOLVERS = ("highs", "cp-sat")
+"""The rounding MILP's solvers (option ``rounding_solver``): HiGHS branch and bound within
+``node_limit`` and ``rounding_gap`` (the default), or CP-SAT within ``rounding_work`` units of
+its deterministic time (:mod:`.cpsat_milp`; integer programs only: not t-closeness)."""
+ROUNDING_WORK = 2.0
+"""CP-SAT's deterministic time for the rounding MILP by default (option ``rounding_work``).
+Measured on adult's first rows (8 QIs, occupation; 2026-11-29): on the rounding MILPs of
+150-500 rows 2 units took 3.3-5.1 CPU s; lp-rounding with it released 561 / 635 / 732 stars
+for frequency l = 4 / 5 / 6 on 200 rows, 759 / 864 / 1,002 on 300 and 1,197 (l = 4) on 500,
+where merge-repair released 622 / 741 / 921, 837 / 1,009 / 1,232 and 1,232
+(``bench/cpsat_rounding.py``; docs/algorithms/lp-core.md, "CP-SAT rounding")."""
+CPSAT_MAX_LP_WORK = 4.0
+"""``--method auto`` rounds with CP-SAT only where column generation's estimate
+(:func:`.work.work_units`) is at most this many units. Beyond, its LP seldom completed within
+the estimate's iteration budget on adult's first rows (frequency l = 4 / 5 / 6: 1,000 rows,
+work 5.2 / 8.1 / 11.6, and 2,000 rows, 9.5 / 14.8 / 21.4, all stopped), and each stopped run
+(``complete_only``: not rounded, the portfolio goes on) cost 1.4-15 CPU s for nothing. Below
+it, with the iteration budget of :data:`CPSAT_LP_ITERATIONS`, every LP on adult's first 100 to
+500 rows completed (2026-11-29)."""
+CPSAT_MAX_TYPES = 500
+"""... and only on tables of at most this many row types: the estimate does not see how
+much dearer a simplex iteration is on a larger LP. Uniform random tables of 2,000 rows x 6
+QIs x 4 values (1,586 row types, estimate 2.2 units) and 6,000 x 5 x 8 (5,443) with l = 5
+spent the 32,000 iterations without completing the LP, 8 and 12 CPU s for nothing
+(``bench/auto_budget.py --shapes``, 2026-11-29); adult's first 100-500 rows have 100-463."""
+CPSAT_LP_ITERATIONS = 32_000
+"""Simplex iterations column generation may take (at least) when CP-SAT rounds in ``--method
+auto``. The estimate's budget (:func:`.work.iteration_budget`, 10,000 at these sizes) stopped
+frequency l = 5 on adult's first 200 and 300 rows, whose complete LPs took 11,194 and 16,055
+iterations in 1.1 and 1.8 CPU s (l = 4 / 6 on 200-500 rows 2,213-8,968; l = 5 on 500 rows,
+work 4.5, 43,851 iterations in 5.9 s)."""
+CPSAT_UNITS = 2.0
+"""Work units (about CPU seconds on the reference machine) ``--method auto`` counts per unit
+of CP-SAT's deterministic time: 1.6-2.6 CPU s per unit in the measurements of
+:data:`ROUNDING_WORK`, plus building the model."""
 ROUNDING_GAP = 0.01
 """The rounding MILP's relative gap by default (option ``rounding_gap``; HiGHS's
 ``mip_rel_gap``, a work limit): branch and bound stops once its incumbent is within 1 % of
@@ -134,13 +170,21 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     rel = primary(rels)
     from starmin.algorithms.lp.incremental import WorkLimit
 
+    solver, work = rounding_solver(options.get("rounding_solver", "highs"),
+                                   options.get("rounding_work", ROUNDING_WORK))
+    if solver == "cp-sat" and not cpsat_rounds(model, rels):
+        raise InvalidInput(f"{NAME}: rounding_solver='cp-sat' solves integer programs only "
+                           "(k-anonymity, frequency and recursive l-diversity), "
+                           f"not {model.name}'s (t-closeness's EMD slacks are continuous): "
+                           "use rounding_solver='highs'")
     try:
         cg, groups = rounded(rt, model, rel, max_rounds=int(options.get("max_rounds", 60)),
                              max_patterns=int(options.get("max_patterns", 5000)),
                              node_limit=int(options.get("node_limit", 2000)),
                              gap=rounding_gap(options.get("rounding_gap", ROUNDING_GAP)),
                              max_iterations=options.get("max_iterations"), progress=say,
-                             complete_only=bool(options.get("complete_only", False)))
+                             complete_only=bool(options.get("complete_only", False)),
+                             solver=solver, work=work, seed=seed)
     except WorkLimit as exc:  # complete_only: a round's solve reached the budget
         raise SolverLimit(f"{NAME}: column generation stopped at its work limit before the LP "
                           f"optimum ({exc}); not rounded") from exc
@@ -165,10 +209,24 @@ def rounding_gap(value: object) -> float:
     return float(value)
 
 
+def rounding_solver(solver: object, work: object) -> tuple[str, float]:
+    """The ``rounding_solver`` and ``rounding_work`` options checked; ``InvalidInput`` names
+    the fix."""
+    if solver not in SOLVERS:
+        raise InvalidInput(f"{NAME}: rounding_solver must be one of {', '.join(SOLVERS)}, got "
+                           f"{solver!r}")
+    if isinstance(work, bool) or not isinstance(work, int | float) or not 0 < work < 1e6:
+        raise InvalidInput(f"{NAME}: rounding_work must be a positive number (CP-SAT's "
+                           f"deterministic time), got {work!r}: use e.g. "
+                           f"rounding_work={ROUNDING_WORK:g}")
+    return str(solver), float(work)
+
+
 def rounded(rt: RowTypes, model: PrivacyModel, rel: Relaxation, *, max_rounds: int = 60,
             max_patterns: int = 5000, node_limit: int = 2000, gap: float = ROUNDING_GAP,
             max_iterations: int | None = None, progress: Progress = silent,
-            complete_only: bool = False) -> tuple[ColumnGeneration, list[Group]]:
+            complete_only: bool = False, solver: str = "highs", work: float = ROUNDING_WORK,
+            seed: int = 0) -> tuple[ColumnGeneration, list[Group]]:
     """Column generation on ``rel``, then rounding and repair: the LP and the classes.
     ``complete_only``: raise :class:`SolverLimit` instead of rounding when the column
     generation stopped before the LP optimum (``--method auto``'s run: the rounding MILP
@@ -184,20 +242,25 @@ def rounded(rt: RowTypes, model: PrivacyModel, rel: Relaxation, *, max_rounds: i
     if complete_only and not cg.complete:
         raise SolverLimit(f"{NAME}: column generation stopped at its work limit before the LP "
                           f"optimum (LP {cg.lp_value:.1f}, bound {cg.bound}); not rounded")
-    return cg, classes_of_lp(rt, model, cg, node_limit=node_limit, gap=gap, progress=progress)
+    return cg, classes_of_lp(rt, model, cg, node_limit=node_limit, gap=gap, progress=progress,
+                             solver=solver, work=work, seed=seed)
 
 
 def classes_of_lp(rt: RowTypes, model: PrivacyModel, cg: ColumnGeneration, *,
                   node_limit: int = 2000, gap: float = ROUNDING_GAP,
-                  seconds: float | None = None, progress: Progress = silent) -> list[Group]:
+                  seconds: float | None = None, progress: Progress = silent,
+                  solver: str = "highs", work: float = ROUNDING_WORK,
+                  seed: int = 0) -> list[Group]:
     """The classes of column generation's LP, rounded and repaired (:mod:`.rounding`).
-    ``gap``: the rounding MILP's relative gap (:func:`.rounding.round_lp`). ``seconds``: a
+    ``gap``: the rounding MILP's relative gap; ``solver``, ``work``, ``seed``: its solver,
+    CP-SAT's work limit and seed (:func:`.rounding.round_lp`). ``seconds``: a
     wall-clock limit the user asked for (``milp``'s ``--time-limit``) on the
     rounding MILP (``RuntimeError`` when it found nothing within it)."""
     from starmin.algorithms.lp.rounding import groups_of, merge_failing, round_lp
 
     x = round_lp(cg.pairs, combined(model, rt), cg.blocks, cg.lp.x, node_limit=node_limit,
-                 gap=gap, seconds=seconds, progress=progress)
+                 gap=gap, seconds=seconds, progress=progress, solver=solver, work=work,
+                 seed=seed)
     return merge_failing(rt, model, groups_of(cg.pairs, cg.blocks, x))
 
 
@@ -215,7 +278,13 @@ def auto_run(model: PrivacyModel, rt: RowTypes, units_left: float) -> AutoRun:
     run's 21 CPU seconds before). It rounds only an LP its column generation completed
     (``complete_only``): else it fails, and the portfolio goes on. With t-closeness or
     frequency l >= 4 the rounding is counted as :data:`T_ROUNDING` ``x work^2``, its measured
-    cost, with ``work`` taken at 256 patterns or more (:func:`rounding_work`)."""
+    cost, with ``work`` taken at 256 patterns or more (:func:`rounding_work`). Where that is
+    over ``units_left``, column generation's estimate at most :data:`CPSAT_MAX_LP_WORK`, the
+    row types at most :data:`CPSAT_MAX_TYPES`, and CP-SAT can solve the rounding MILP
+    (:func:`cpsat_rounds`: frequency l >= 4 without t-closeness), CP-SAT rounds instead,
+    within :data:`ROUNDING_WORK` units of its deterministic time, counted as :data:`CPSAT_UNITS`
+    work units each (HiGHS is kept where it fits: on adult's first 100 rows with l = 4 it
+    rounded to 315 stars, CP-SAT to 328)."""
     from starmin.algorithms.lp.report_bound import bounded_relaxations
 
     rels = relaxations(model, rt)
@@ -226,12 +295,44 @@ def auto_run(model: PrivacyModel, rt: RowTypes, units_left: float) -> AutoRun:
     heavy = any(r.t is not None or (r.cap is not None and r.cap <= HEAVY_CAP + 1e-9)
                 for r in rels)
     rounding = T_ROUNDING * rounding_work(rt, work) ** 2 if heavy else 0.1 * work
-    options = {"max_iterations": iteration_budget(work), "complete_only": True}
-    if model.uses_sensitive and any(r.name == rel.name
-                                    for r, _ in bounded_relaxations(model, rt)):
+    options: dict[str, object] = {"max_iterations": iteration_budget(work),
+                                  "complete_only": True}
+    charged = model.uses_sensitive and any(r.name == rel.name
+                                           for r, _ in bounded_relaxations(model, rt))
+    lp = 0.0 if charged else work
+    by = ""
+    if (heavy and lp + rounding > units_left and work <= CPSAT_MAX_LP_WORK
+            and rt.t_in <= CPSAT_MAX_TYPES and cpsat_rounds(model, rels)):
+        rounding = CPSAT_UNITS * ROUNDING_WORK
+        options |= {"rounding_solver": "cp-sat", "rounding_work": ROUNDING_WORK,
+                    "max_iterations": max(iteration_budget(work), CPSAT_LP_ITERATIONS)}
+        by = f"; rounding by CP-SAT within {ROUNDING_WORK:g} units of its deterministic time"
+    if charged:
         return AutoRun(rounding, options, "simplex iterations capped by the estimate; its "
-                       "column generation is the report's LP bound, charged there")
-    return AutoRun(work + rounding, options, "simplex iterations capped by the estimate")
+                       f"column generation is the report's LP bound, charged there{by}")
+    return AutoRun(work + rounding, options, f"simplex iterations capped by the estimate{by}")
+
+
+def cpsat_rounds(model: PrivacyModel, rels: list[Relaxation]) -> bool:
+    """Whether CP-SAT can solve the rounding MILP of ``model`` (:mod:`.cpsat_milp`): no
+    t-closeness (continuous EMD slacks) and no entropy l-diversity (its cap is irrational),
+    every share cap a fraction with a small denominator (frequency ``1/l``)."""
+    from fractions import Fraction
+
+    from starmin.algorithms.lp.cpsat_milp import MAX_DENOMINATOR
+    from starmin.models.l_diversity import EntropyLDiversity
+    from starmin.models.t_closeness import TCloseness
+
+    if any(isinstance(p, TCloseness | EntropyLDiversity) for p in parts(model)):
+        return False
+    for r in rels:
+        if r.t is not None:
+            return False
+        if r.cap is not None:
+            f = Fraction(r.cap).limit_denominator(MAX_DENOMINATOR)
+            if abs(float(f) - r.cap) > 1e-12:
+                return False
+    return True
 
 
 def rounding_work(rt: RowTypes, work: float) -> float:

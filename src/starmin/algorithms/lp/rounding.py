@@ -6,7 +6,10 @@
    with a fractional ``x``, and the all-star block, which can take any rows, so it is always
    feasible. HiGHS runs within ``node_limit`` nodes and stops once its incumbent is within
    the relative ``gap`` of its dual bound (both work limits); if it finds nothing there, the
-   MILP over the whole pool is tried with the same limits.
+   MILP over the whole pool is tried with the same limits. Or (``solver="cp-sat"``, what
+   ``--method auto`` uses where HiGHS's cost cannot be foreseen) CP-SAT solves the same
+   MILP within ``work`` units of its deterministic time, its search starting from the LP's
+   values rounded (:mod:`.cpsat_milp`); no second try.
 3. *Release.* Each block with rows is released as the suppressor of the row types it holds
    (never more stars than the block's vector); equal suppressors merge (every model here is
    closed under union of classes).
@@ -37,11 +40,15 @@ from starmin.transform.plan import suppressor
 def round_lp(pairs: Pairs, rel: Relaxation | Sequence[Relaxation], blocks: Blocks,
              x: FloatArray, *,
              node_limit: int = 2000, gap: float = 0.0,
-             seconds: float | None = None, progress: Progress = silent) -> FloatArray:
+             seconds: float | None = None, progress: Progress = silent,
+             solver: str = "highs", work: float = 2.0, seed: int = 0) -> FloatArray:
     """Integral ``x(b, p)`` for the blocks (steps 1-2 of the module docstring); ``gap``:
     HiGHS's relative MIP gap (``mip_rel_gap``, a work limit: branch and bound stops once its
     incumbent is within ``gap`` of its dual bound); ``seconds``: a wall-clock limit the user
-    asked for, on both MILPs together. ``progress`` hears of each MILP before it starts (they
+    asked for, on both MILPs together. ``solver``: ``"highs"`` (those limits) or ``"cp-sat"``
+    (at most ``work`` units of CP-SAT's deterministic time, random seed ``seed``; ``seconds``
+    does not apply there: only ``milp`` passes one, and it rounds with HiGHS). ``progress``
+    hears of each MILP before it starts (they
     print nothing while they run, and can take minutes: t-closeness on adult's first 300
     rows, docs/algorithms/lp-core.md) and of its end."""
     end = deadline_after(seconds)
@@ -52,11 +59,21 @@ def round_lp(pairs: Pairs, rel: Relaxation | Sequence[Relaxation], blocks: Block
     bad_block[int(np.argmax(blocks.stars))] = True  # the all-star block stays free
     free = bad_block[blocks.block_of]
     fixed = np.where(free, np.nan, np.round(x))
+    if solver == "cp-sat":
+        from starmin.algorithms.lp import cpsat_milp
+
+        progress(f"rounding MILP by CP-SAT: {int(bad_block.sum()):,} of {blocks.B:,} vectors "
+                 f"free, the rest fixed at the LP's values; at most {work:g} units of work")
+        sol: MILPSolution = cpsat_milp.solve(prog, fixed=fixed, hint=x, work=work, seed=seed)
+        if sol.x is None:
+            raise RuntimeError(f"the rounding MILP found no integer solution ({sol.message})")
+        progress(f"rounding MILP: {sol.value:,.0f} stars before the classes are released "
+                 f"({sol.message})")
+        return np.round(sol.x)
     limits = f"at most {node_limit:,} branch-and-bound nodes, relative gap {gap:g}"
     progress(f"rounding MILP: {int(bad_block.sum()):,} of {blocks.B:,} vectors free (a "
              f"fractional x, or all stars), the rest fixed at the LP's values; {limits}")
-    sol: MILPSolution = solve_milp(prog, node_limit=node_limit, gap=gap, fixed=fixed,
-                                   seconds=seconds)
+    sol = solve_milp(prog, node_limit=node_limit, gap=gap, fixed=fixed, seconds=seconds)
     if sol.x is None:
         progress(f"rounding MILP: no integer solution with the rest fixed ({sol.message}); "
                  f"the MILP over all {blocks.B:,} vectors, {limits}")
