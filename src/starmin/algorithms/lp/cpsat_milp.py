@@ -37,9 +37,13 @@ def refusal(prog: Program) -> str | None:
     """Why CP-SAT cannot take ``prog`` (``None``: it can)."""
     if not bool(np.all(prog.integer == 1)):
         return "the program has continuous variables (t-closeness's EMD slacks)"
-    if _scale(prog.A_eq) is None or _scale(prog.A_ub) is None:
+    eq = _scale(prog.A_eq)
+    if eq is None or _scale(prog.A_ub) is None:
         return (f"a coefficient is not a fraction with a denominator up to {MAX_DENOMINATOR} "
                 "(an entropy cap)")
+    rhs = np.asarray(prog.b_eq, dtype=np.float64) * eq[0]
+    if np.any(np.abs(rhs - np.round(rhs)) > 1e-9):
+        return "an equation's right-hand side is not integral once its row is"
     if not bool(np.all(prog.c == np.round(prog.c))):
         return "the objective is not integral"
     return None

@@ -164,14 +164,14 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
           progress: Progress | None = None, **options: Any) -> ReleasePlan:
     admit(NAME, supports, model, rt, options, _OPTIONS)
     say = progress or silent
+    solver, work = rounding_solver(options.get("rounding_solver", "highs"),
+                                   options.get("rounding_work", ROUNDING_WORK))
     rels = relaxations(model, rt)
     if not rels:
         return _one_class_per_type(rt)
     rel = primary(rels)
     from starmin.algorithms.lp.incremental import WorkLimit
 
-    solver, work = rounding_solver(options.get("rounding_solver", "highs"),
-                                   options.get("rounding_work", ROUNDING_WORK))
     if solver == "cp-sat" and not cpsat_rounds(model, rels):
         raise InvalidInput(f"{NAME}: rounding_solver='cp-sat' solves integer programs only "
                            "(k-anonymity, frequency and recursive l-diversity), "
