@@ -152,3 +152,23 @@ def test_auto_rounds_frequency_l4_by_cpsat_where_highs_is_over_budget() -> None:
     plan = lp_rounding.solve(rt, LDiversity(4), seed=0, **dict(run.options))
     plan.validate(rt)
     assert holds(LDiversity(4), rt, plan.class_key_counts(rt.s)).all()
+
+
+def test_the_portfolio_runs_the_cpsat_rounding_and_releases_the_fewer_stars() -> None:
+    """On a table where HiGHS's rounding is over ``auto``'s budget but column generation is
+    cheap, the portfolio runs lp-rounding with CP-SAT (its trial says so), counts it at
+    :data:`CPSAT_UNITS` x :data:`ROUNDING_WORK`, and releases the fewest stars of its runs."""
+    from starmin.algorithms import portfolio
+
+    rt = table(8, 300, 6, 8)
+    model = LDiversity(5)
+    assert lp_rounding.auto_run(model, rt, portfolio.BUDGET).options["rounding_solver"] == "cp-sat"
+    plan, trials = portfolio.run(rt, model)
+    by = {t.method: t for t in trials}
+    lpr = by["lp-rounding"]
+    assert lpr.status in ("released", "tried"), lpr
+    assert "CP-SAT" in lpr.note
+    assert lpr.work == pytest.approx(lp_rounding.CPSAT_UNITS * lp_rounding.ROUNDING_WORK)
+    ran = [t.stars for t in trials if t.stars is not None]
+    assert lpr.stars is not None and plan.stars == min(ran)
+    assert holds(model, rt, plan.class_key_counts(rt.s)).all()
