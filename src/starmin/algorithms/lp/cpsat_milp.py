@@ -33,20 +33,39 @@ MAX_DENOMINATOR = 1000
 _TOLERANCE = 1e-12
 
 
+Scaled = tuple[np.ndarray, np.ndarray]
+"""A matrix's rows made integral: each row's multiplier, and the scaled coefficients (CSR
+order)."""
+
+
+def small_fraction(value: float) -> Fraction | None:
+    """``value`` as a fraction with a denominator up to :data:`MAX_DENOMINATOR` (``None``
+    when it is none: e.g. an entropy cap)."""
+    f = Fraction(float(value)).limit_denominator(MAX_DENOMINATOR)
+    if abs(float(f) - float(value)) > _TOLERANCE * max(1.0, abs(float(value))):
+        return None
+    return f
+
+
 def refusal(prog: Program) -> str | None:
     """Why CP-SAT cannot take ``prog`` (``None``: it can)."""
+    return _integral(prog)[0]
+
+
+def _integral(prog: Program) -> tuple[str | None, tuple[Scaled, Scaled] | None]:
+    """Why CP-SAT cannot take ``prog``, or the scaled rows of ``A_eq`` and ``A_ub``."""
     if not bool(np.all(prog.integer == 1)):
-        return "the program has continuous variables (t-closeness's EMD slacks)"
-    eq = _scale(prog.A_eq)
-    if eq is None or _scale(prog.A_ub) is None:
+        return "the program has continuous variables (t-closeness's EMD slacks)", None
+    eq, ub = _scale(prog.A_eq), _scale(prog.A_ub)
+    if eq is None or ub is None:
         return (f"a coefficient is not a fraction with a denominator up to {MAX_DENOMINATOR} "
-                "(an entropy cap)")
+                "(an entropy cap)"), None
     rhs = np.asarray(prog.b_eq, dtype=np.float64) * eq[0]
     if np.any(np.abs(rhs - np.round(rhs)) > 1e-9):
-        return "an equation's right-hand side is not integral once its row is"
+        return "an equation's right-hand side is not integral once its row is", None
     if not bool(np.all(prog.c == np.round(prog.c))):
-        return "the objective is not integral"
-    return None
+        return "the objective is not integral", None
+    return None, (eq, ub)
 
 
 def solve(prog: Program, *, fixed: FloatArray, hint: FloatArray, work: float,
@@ -57,8 +76,8 @@ def solve(prog: Program, *, fixed: FloatArray, hint: FloatArray, work: float,
     LP's, rounded). The solution's ``value`` is ``None`` when none was found."""
     from ortools.sat.python import cp_model
 
-    reason = refusal(prog)
-    if reason is not None:
+    reason, scaled = _integral(prog)
+    if scaled is None:
         raise ValueError(f"CP-SAT cannot solve this rounding MILP: {reason}")
     nvar = len(prog.c)
     total = round(float(prog.b_eq[: prog.P].sum()))  # every row of the table
@@ -73,8 +92,8 @@ def solve(prog: Program, *, fixed: FloatArray, hint: FloatArray, work: float,
     for lo, hi in zip(lower.tolist(), upper.tolist(), strict=True):
         proto.variables.add().domain.extend([lo, hi])
     big = 2 ** 62
-    _rows(proto, prog.A_eq, prog.b_eq, equal=True, big=big)
-    _rows(proto, prog.A_ub, prog.b_ub, equal=False, big=big)
+    _rows(proto, prog.A_eq, scaled[0], prog.b_eq, equal=True, big=big)
+    _rows(proto, prog.A_ub, scaled[1], prog.b_ub, equal=False, big=big)
     costly = np.flatnonzero(prog.c)
     proto.objective.vars.extend(costly.tolist())
     proto.objective.coeffs.extend(np.round(prog.c[costly]).astype(np.int64).tolist())
@@ -100,7 +119,7 @@ def solve(prog: Program, *, fixed: FloatArray, hint: FloatArray, work: float,
                         f"CP-SAT {name.lower()}, proven bound {bound:,.0f}")
 
 
-def _scale(A: object) -> tuple[np.ndarray, np.ndarray] | None:
+def _scale(A: object) -> Scaled | None:
     """Each row's smallest whole multiplier making it integral, and the scaled coefficients
     (CSR order); ``None`` when a coefficient is not a fraction with a denominator up to
     :data:`MAX_DENOMINATOR`."""
@@ -111,27 +130,29 @@ def _scale(A: object) -> tuple[np.ndarray, np.ndarray] | None:
     den = np.ones(len(data), dtype=np.int64)
     odd = np.abs(data - np.round(data)) > _TOLERANCE
     for value in np.unique(data[odd]):
-        f = Fraction(float(value)).limit_denominator(MAX_DENOMINATOR)
-        if abs(float(f) - float(value)) > _TOLERANCE * max(1.0, abs(float(value))):
+        f = small_fraction(float(value))
+        if f is None:
             return None
         den[data == value] = f.denominator
-    rows = np.repeat(np.arange(M.shape[0]), np.diff(M.indptr))
+    sizes = np.diff(M.indptr)
+    rows = np.repeat(np.arange(M.shape[0]), sizes)
     mult = np.ones(M.shape[0], dtype=np.int64)
-    for r in np.unique(rows[den > 1]):
-        mult[r] = math.lcm(*den[M.indptr[r]: M.indptr[r + 1]].tolist())
+    filled = sizes > 0  # reduceat over the starts of non-empty rows: each runs to the next
+    if filled.any():
+        mult[filled] = np.lcm.reduceat(den, M.indptr[:-1][filled])
     scaled = data * mult[rows]
     if np.any(np.abs(scaled - np.round(scaled)) > 1e-6):
         return None
     return mult, np.round(scaled).astype(np.int64)
 
 
-def _rows(proto: object, A: object, rhs: FloatArray, *, equal: bool, big: int) -> None:
-    """``A v = rhs`` (or ``<= rhs``), scaled to integers, as CP-SAT linear constraints."""
+def _rows(proto: object, A: object, scaled: Scaled, rhs: FloatArray, *, equal: bool,
+          big: int) -> None:
+    """``A v = rhs`` (or ``<= rhs``) with its rows ``scaled`` to integers (:func:`_scale`), as
+    CP-SAT linear constraints."""
     from scipy.sparse import csr_matrix
 
     M = csr_matrix(A)
-    scaled = _scale(M)
-    assert scaled is not None  # refusal() checked it
     mult, coef = scaled
     bound = np.asarray(rhs, dtype=np.float64) * mult
     indptr, idx = M.indptr, M.indices.tolist()

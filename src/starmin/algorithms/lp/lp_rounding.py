@@ -317,9 +317,7 @@ def cpsat_rounds(model: PrivacyModel, rels: list[Relaxation]) -> bool:
     """Whether CP-SAT can solve the rounding MILP of ``model`` (:mod:`.cpsat_milp`): no
     t-closeness (continuous EMD slacks) and no entropy l-diversity (its cap is irrational),
     every share cap a fraction with a small denominator (frequency ``1/l``)."""
-    from fractions import Fraction
-
-    from starmin.algorithms.lp.cpsat_milp import MAX_DENOMINATOR
+    from starmin.algorithms.lp.cpsat_milp import small_fraction
     from starmin.models.l_diversity import EntropyLDiversity
     from starmin.models.t_closeness import TCloseness
 
@@ -328,10 +326,8 @@ def cpsat_rounds(model: PrivacyModel, rels: list[Relaxation]) -> bool:
     for r in rels:
         if r.t is not None:
             return False
-        if r.cap is not None:
-            f = Fraction(r.cap).limit_denominator(MAX_DENOMINATOR)
-            if abs(float(f) - r.cap) > 1e-12:
-                return False
+        if r.cap is not None and small_fraction(r.cap) is None:
+            return False
     return True
 
 
