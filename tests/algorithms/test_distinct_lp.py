@@ -144,28 +144,6 @@ def test_work_limits_leave_the_level_to_the_greedy() -> None:
     assert distinct_lp_classes(pk, free, 2, judge, 1, 4)  # without the limits it forms classes
 
 
-def test_a_level_above_its_competition_limit_is_left_to_the_greedy(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """A level's own LP is not solved when its competition exceeds
-    ``LEVEL_MAX_COMPETITION`` (stop 50; small LPs count here: ``MIN_NONZEROS_COMPETED`` 0)."""
-    from starmin.algorithms.heuristic import _distinct_lp, _level_lp
-
-    assert _distinct_lp.LEVEL_MAX_COMPETITION < _level_lp.MAX_COMPETITION  # the joint LP's
-    rt = random_table(7, 80, 4, values=[2, 3, 2, 4], s=3)
-    judge = merge_repair.make_judge(DistinctLDiversity(2), rt)
-    pk = PatternKeys(rt.codes)
-    free = _free(rt, 2)
-    c = _level_lp.competition(Buckets(pk, free, 2, masks_of_level(4, 1), 10**9), free, 2)
-    assert c > 0
-    monkeypatch.setattr(_level_lp, "MIN_NONZEROS_COMPETED", 0)
-    monkeypatch.setattr(_distinct_lp, "LEVEL_MAX_COMPETITION", c * 0.99)
-    before = free.copy()
-    assert distinct_lp_classes(pk, free, 2, judge, 1, 4) is None
-    assert np.array_equal(free, before)
-    monkeypatch.setattr(_distinct_lp, "LEVEL_MAX_COMPETITION", c * 1.01)
-    assert distinct_lp_classes(pk, free, 2, judge, 1, 4)
-
-
 def test_merge_repair_takes_it_for_distinct_l_alone_and_releases_verify() -> None:
     assert merge_repair.distinct_only(DistinctLDiversity(3))
     for model in (EntropyLDiversity(2), LDiversity(2), KAnonymity(2),

@@ -124,15 +124,6 @@ from starmin.algorithms.heuristic.pattern_keys import PatternKeys, masks_of_leve
 MAX_ITERATIONS = 40_000
 """Dual simplex iterations per LP (adult, levels 1 and 2, l = 2..6: at most 21,002); past it
 the level is left to the greedy."""
-LEVEL_MAX_COMPETITION = 3.0
-"""A level's own LP (:func:`distinct_lp_classes`) whose competition
-(:func:`._level_lp.competition`) exceeds this is left to the greedy (the joint LP keeps
-:data:`._level_lp.MAX_COMPETITION`). Measured (stop 50): adult's own LPs (8 QIs, occupation,
-l = 2..6, every level) have competitions up to 2.1 and need at most 23,009 iterations (0.05
-ms each); on two uniform random tables the level-2 LP of 3,000 rows x 6 QIs x 4 values (l =
-5, competition 3.52) and the level-3 LP of 5,000 x 8 x 3 (l = 5, 3.67) ran into
-:data:`MAX_ITERATIONS` at 1.2-1.6 ms an iteration (63 and 48 CPU s) and gave nothing, the
-greedy forming that level as it does now at once."""
 LP_LEVELS = 16
 """The levels whose classes the LP forms first, by default (merge-repair's
 ``distinct_lp_levels``): every level (the level start takes at most 16 QIs). Until stop 35
@@ -202,7 +193,7 @@ def distinct_lp_classes(patterns: PatternKeys, free: IntArray, l: int, judge: Ju
         return None
     if bk.size == 0:
         return []
-    if competed(bk, free, l, nonzeros(bk), LEVEL_MAX_COMPETITION):
+    if competed(bk, free, l, nonzeros(bk)):
         return None
     y = _solve(bk, free, l, max_iterations)
     if y is None:

@@ -102,11 +102,10 @@ def competition(bk: Buckets, free: IntArray, l: int) -> float:
     return _competition(per_cell, float(free[bk.v, bk.u].sum()), bk.size, l)
 
 
-def competed(bk: Buckets, free: IntArray, l: int, nonzeros: int,
-             limit: float = MAX_COMPETITION) -> bool:
+def competed(bk: Buckets, free: IntArray, l: int, nonzeros: int) -> bool:
     """Whether the LP over ``bk`` (of ``nonzeros``) is left to the greedy for its
-    :func:`competition` (above ``limit``)."""
-    return nonzeros >= MIN_NONZEROS_COMPETED and competition(bk, free, l) > limit
+    :func:`competition`."""
+    return nonzeros >= MIN_NONZEROS_COMPETED and competition(bk, free, l) > MAX_COMPETITION
 
 
 def work(counts: IntArray, l: int, m: int, lp_levels: int = LP_LEVELS) -> float:
