@@ -24,7 +24,9 @@ Algorithm (each class is released as its suppressor, Liang & Yuan Sec. 2).
    satisfy the model, grown greedily (:mod:`._diverse_start`). The level start
    (:mod:`._level_start`, with the placement LP of :mod:`._level_lp`) runs beside it, and
    beside pattern-packing's for the models frequency l-diversity implies (distinct, entropy,
-   recursive (c > 1, l), :func:`implied_l`); the better release is kept.
+   recursive (c > 1, l), :func:`implied_l`); the better release is kept. For entropy
+   l-diversity with ``l >= 4`` that level start is distinct l-diversity's, whose classes hold
+   ``l`` values (start ``"distinct-levels"``, :func:`distinct_start_prefers`; stop 50).
 2. *Repair.* While some class violates the model (:func:`starmin.models.apply.holds` on the
    classes' ``(g, s)`` key counts), the smallest violating class ``A`` takes the cheapest of
    three steps, priced in added stars per repaired class:
@@ -183,8 +185,8 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     Options: ``start`` (``"auto"`` default: ``"diverse"`` for frequency l-diversity, else
     ``"pattern-packing"``; ``"rows"``: the row types; ``"pattern-packing"``; ``"diverse"``;
     ``"levels"`` (:mod:`._level_start`); ``"distinct-levels"``: distinct l-diversity's level
-    start for the model's ``l``, for the models frequency l-diversity implies
-    (:func:`distinct_start_suits`); several names: each runs, the best release is kept;
+    start for the model's ``l``, for the models frequency l-diversity implies on one
+    sensitive column (:func:`implied_suits`); several names: each runs, the best release is kept;
     ``"auto"`` for frequency l-diversity on one sensitive column runs ``"levels"`` and
     ``"diverse"``, for entropy l-diversity with ``l >= ENTROPY_DISTINCT_MIN_L``
     ``"distinct-levels"`` and ``"pattern-packing"``, for distinct, entropy and recursive
