@@ -38,7 +38,7 @@ from starmin.algorithms.exact import brute_force
 from starmin.data import Schema
 from starmin.data.rowtypes import RowTypes
 from starmin.engines.local import LocalEncoded, LocalEngine
-from starmin.errors import Infeasible, SolverLimit, StarminError
+from starmin.errors import Infeasible, InvalidInput, SolverLimit, StarminError
 from starmin.models import (
     AllOf,
     DistinctLDiversity,
@@ -214,6 +214,17 @@ def test_unsupported_cases_are_refused_with_a_reason(name: str) -> None:
             assert isinstance(reason, str) and reason.strip(), (t, m, reason)
             with pytest.raises(StarminError):
                 starmin.solve(row_types(t), model(m), name)
+
+
+@pytest.mark.parametrize("name", list(ALGORITHMS))
+def test_an_unknown_option_is_refused_by_name(name: str) -> None:
+    """Options reach a method from the user (``--option``, ``anonymize(options=)``): each
+    method refuses one it does not know with a starmin error naming it, on a feasible case it
+    supports, rather than ignoring a misspelt setting."""
+    case = next(c for c in CASES if c.algorithm == name
+                and optimum(c.table, c.model) is not None)
+    with pytest.raises(InvalidInput, match="no_such_option"):
+        starmin.solve(row_types(case.table), model(case.model), name, no_such_option=1)
 
 
 def test_cases_are_not_trivial() -> None:

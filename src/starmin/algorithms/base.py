@@ -98,14 +98,22 @@ def admit(name: str, supports: Callable[[PrivacyModel, RowTypes], str | None],
     from starmin.errors import InvalidInput
     from starmin.models.apply import check_feasible
 
-    unknown = set(options) - known
-    if unknown:
-        raise InvalidInput(f"unknown option(s) for {name}: {', '.join(sorted(unknown))}; "
-                           f"choose from {', '.join(sorted(known))}")
+    known_options(name, options, known)
     reason = supports(model, rt)
     if reason is not None:
         raise InvalidInput(f"{name} cannot solve this instance: {reason}")
     check_feasible(model, rt)
+
+
+def known_options(name: str, options: Mapping[str, Any], known: set[str]) -> None:
+    """``InvalidInput`` naming ``name``'s unknown options and the ones it takes."""
+    from starmin.errors import InvalidInput
+
+    unknown = set(options) - known
+    if unknown:
+        takes = f"choose from {', '.join(sorted(known))}" if known else "it takes none"
+        raise InvalidInput(f"unknown option(s) for {name}: {', '.join(sorted(unknown))}; "
+                           f"{takes}")
 
 
 def deadline_after(seconds: float | None) -> float | None:

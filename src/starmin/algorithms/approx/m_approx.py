@@ -46,7 +46,7 @@ from numpy.typing import NDArray
 
 from starmin.algorithms.approx._classes import Classes as _Classes
 from starmin.algorithms.approx._classes import Group
-from starmin.algorithms.base import Algorithm, Progress, fixed_work
+from starmin.algorithms.base import Algorithm, Progress, fixed_work, known_options
 from starmin.data.rowtypes import RowTypes
 from starmin.errors import InvalidInput
 from starmin.models.apply import check_feasible
@@ -184,6 +184,7 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     Deterministic (``seed`` is unused). Raises ``Infeasible`` when ``k > n`` and
     ``InvalidInput`` for a model other than :class:`KAnonymity`.
     """
+    known_options(NAME, options, {"refine"})
     reason = supports(model, rt)
     if reason is not None:
         raise InvalidInput(reason)

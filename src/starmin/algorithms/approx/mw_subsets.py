@@ -71,7 +71,7 @@ from starmin.algorithms.approx._mw_cover import (
     reduce_cover,
     release_groups,
 )
-from starmin.algorithms.base import Algorithm, Progress, silent
+from starmin.algorithms.base import Algorithm, Progress, known_options, silent
 from starmin.data.rowtypes import RowTypes
 from starmin.errors import InvalidInput
 from starmin.models.apply import check_feasible
@@ -195,6 +195,7 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     Deterministic (``seed`` is unused). Raises ``Infeasible`` when ``k > n`` and
     ``InvalidInput`` for another model or a table beyond :data:`MAX_SUPPORTS`.
     """
+    known_options(NAME, options, set())
     reason = supports(model, rt)
     if reason is not None:
         raise InvalidInput(reason)

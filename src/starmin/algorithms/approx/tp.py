@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from starmin.algorithms.approx import tp_phases
-from starmin.algorithms.base import Algorithm, Progress, fixed_work, silent
+from starmin.algorithms.base import Algorithm, Progress, fixed_work, known_options, silent
 from starmin.data.rowtypes import RowTypes
 from starmin.errors import Infeasible, InvalidInput
 from starmin.models import LDiversity
@@ -160,6 +160,7 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     Infeasible
         Some sensitive value has frequency above ``1/l`` in the whole table (Lemma 1).
     """
+    known_options(NAME, options, set())
     progress = progress or silent
     l = require_l(model, rt, NAME)
     progress(f"tp: {rt.t_in} QI-groups, {rt.s} sensitive values, l = {l}")

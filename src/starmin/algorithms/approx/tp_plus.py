@@ -28,7 +28,7 @@ import numpy as np
 
 from starmin.algorithms.approx import tp_phases
 from starmin.algorithms.approx.tp import plan_from_run, require_l, star_ratio, support_reason
-from starmin.algorithms.base import Algorithm, Progress, fixed_work, silent
+from starmin.algorithms.base import Algorithm, Progress, fixed_work, known_options, silent
 from starmin.algorithms.heuristic.hilbert import hilbert_groups, plan_from_entries
 from starmin.data.rowtypes import RowTypes
 from starmin.models.base import PrivacyModel
@@ -58,6 +58,7 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     Infeasible
         Some sensitive value has frequency above ``1/l`` in the whole table (Lemma 1).
     """
+    known_options(NAME, options, {"cut"})
     progress = progress or silent
     l = require_l(model, rt, NAME)
     run = tp_phases.run(rt.counts, l, progress=progress)

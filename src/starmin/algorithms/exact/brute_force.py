@@ -52,7 +52,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from starmin.algorithms._progress import Meter
-from starmin.algorithms.base import Algorithm, Progress, fixed_work, silent
+from starmin.algorithms.base import Algorithm, Progress, fixed_work, known_options, silent
 from starmin.algorithms.exact._cells import cells, hand_out
 from starmin.data.rowtypes import RowTypes
 from starmin.errors import Infeasible, SolverLimit, StarminError
@@ -180,6 +180,7 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     SolverLimit
         The instance is beyond the size limit (see :func:`supports`).
     """
+    known_options(NAME, options, set())
     progress = progress or silent
     check_feasible(model, rt)
     reason = supports(model, rt)

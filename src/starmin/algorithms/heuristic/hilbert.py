@@ -37,7 +37,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from starmin.algorithms.approx.tp import require_l, support_reason
-from starmin.algorithms.base import Algorithm, Progress, fixed_work, silent
+from starmin.algorithms.base import Algorithm, Progress, fixed_work, known_options, silent
 from starmin.algorithms.heuristic.hilbert_cut import Entries, bucket_cut, greedy_cut
 from starmin.algorithms.l_diversity_bound import frequency_tuple_bound
 from starmin.data.rowtypes import RowTypes
@@ -155,6 +155,7 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
 
     Options: ``cut="buckets"`` (default) or ``"greedy"``. ``seed`` is unused: the order and
     the cut are deterministic."""
+    known_options(NAME, options, {"cut"})
     progress = progress or silent
     l = require_l(model, rt, NAME)
     cut = str(options.get("cut", "buckets"))
