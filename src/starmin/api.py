@@ -6,9 +6,11 @@ writes them only when the release verified.
 
 from __future__ import annotations
 
+import numbers
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -22,7 +24,7 @@ from starmin.data.rowtypes import RowTypes
 from starmin.data.schema import Schema
 from starmin.engines.base import Engine, Stages
 from starmin.engines.choose import get_engine
-from starmin.errors import InvalidInput, VerificationFailed, param
+from starmin.errors import InvalidInput, StarminError, VerificationFailed, param
 from starmin.models.apply import check_feasible
 from starmin.models.base import PrivacyModel
 from starmin.models.combine import implied_k, parts
@@ -137,7 +139,7 @@ def _solve(rt: RowTypes, model: PrivacyModel, method: str = "auto", *, seed: int
     if method == "auto":
         from starmin.algorithms import portfolio
 
-        budget = float(options.pop("budget", portfolio.BUDGET))
+        budget = _budget(options.pop("budget", portfolio.BUDGET))
         if options:
             raise InvalidInput(f"options {sorted(options)} need a named method: auto runs "
                                "each method with its own settings (it takes budget= only); "
@@ -156,12 +158,41 @@ def _solve(rt: RowTypes, model: PrivacyModel, method: str = "auto", *, seed: int
         raise InvalidInput(f"method {algo.name!r} cannot solve this instance: {reason}")
     if seconds is not None and algo.time_limit:
         options["time_limit"] = seconds
-    plan = algo.solve(rt, model, seed=seed, progress=progress or silent, **options)
+    with _options_checked(algo.name, options):
+        plan = algo.solve(rt, model, seed=seed, progress=progress or silent, **options)
     if seconds is not None and not algo.time_limit:  # exact chose a method without a clock
         plan = replace(plan, certificate={**plan.certificate, "time_limit_s": seconds,
                                           "time_limit_used": False})
     plan.validate(rt)
     return _lowest_nodes(plan, rt), None
+
+
+def _budget(budget: object) -> float:
+    """``auto``'s work budget: a number > 0 (``InvalidInput`` otherwise)."""
+    if isinstance(budget, bool) or not isinstance(budget, numbers.Real) \
+            or not 0 < float(budget) < float("inf"):
+        raise InvalidInput(f"budget={budget!r} is not a work budget: give a number of work "
+                           "units > 0, e.g. budget=16 (the default is 8)")
+    return float(budget)
+
+
+@contextmanager
+def _options_checked(name: str, options: Mapping[str, Any]) -> Iterator[None]:
+    """A method that meets an option value of the wrong type (a ``TypeError`` or
+    ``ValueError`` while it runs with user ``options``) raises ``InvalidInput`` naming the
+    options; without options nothing is caught."""
+    try:
+        yield
+    except StarminError:
+        raise
+    except (TypeError, ValueError) as exc:
+        if not options:
+            raise
+        given = ", ".join(f"{k}={v!r}" for k, v in options.items())
+        raise InvalidInput(f"method {name!r} cannot use the options {given} "
+                           f"({type(exc).__name__}: {exc}): give each option the type its "
+                           "method reads (its module docstring, and its page in "
+                           "docs/algorithms/)") from None
 
 
 def _time_limit(time_limit: object, method: str) -> float:
@@ -234,7 +265,9 @@ def _solve_loss(rt: RowTypes, model: PrivacyModel, method: str, *, seed: int,
         reason = algo.supports(model, rt)
         if reason is not None:
             raise InvalidInput(f"method {algo.name!r} cannot solve this instance: {reason}")
-        plan = algo.solve(rt, model, seed=seed, progress=say, objective="loss", **options)
+        with _options_checked(algo.name, options):
+            plan = algo.solve(rt, model, seed=seed, progress=say, objective="loss",
+                              **options)
         plan.validate(rt)
         cost = float((vector_cost(trees, plan.outputs) * plan.class_sizes).sum())
         if best is None or cost < best[0] - 1e-12:
@@ -434,6 +467,7 @@ def anonymize(
     objective: str = "stars",
     time_limit: float | None = None,
     engine: str | Engine | None = None,
+    options: Mapping[str, Any] | None = None,
     **params: Any,
 ) -> Release:
     """Release ``data`` under ``model`` (or models built from ``k=``, ``l=``, ``t=``, ...).
@@ -470,16 +504,23 @@ def anonymize(
     :class:`~starmin.engines.base.Engine`. Row types, plan and verdict are the same on every
     engine for the same seed.
 
+    ``options`` go to the named method (``starmin anonymize --option NAME=VALUE``): each
+    method's settings, named and checked by it (its module docstring), e.g.
+    ``method="merge-repair", options={"start": "distinct-levels"}``; ``method="auto"`` takes
+    ``budget`` only (work units, default 8). The report records them (``"options"``).
+
     Raises :class:`~starmin.errors.VerificationFailed` if the release does not pass the
     independent verifier (which never happens unless an algorithm is wrong).
     """
     from starmin import model_params as P
+    from starmin.method_options import check_options
     from starmin.report.build import build_report
     from starmin.transform.nodes import read_specs, resolve
     from starmin.verifier import verify
 
     P.check_call("anonymize", params, method, seed, progress)  # all before data is read
     _check_attributes(attributes, method)
+    opts = check_options(options, method, attributes)
     check_objective(objective)
     if time_limit is not None:
         from starmin.algorithms.base import check_time_limit
@@ -530,7 +571,7 @@ def anonymize(
                 plan.validate(rt)
             else:
                 plan, trials = _solve(rt, the_model, method, seed=seed, progress=say,
-                                      objective=objective, time_limit=time_limit)
+                                      objective=objective, time_limit=time_limit, **opts)
         say(f"{plan.method}: {plan.stars} stars ({stages.seconds['solve']:.2f} s)")
         gen = plan.certificate.get("generalization")
         if isinstance(gen, Mapping):
@@ -572,7 +613,7 @@ def anonymize(
         verdict = verify(released, schema.qi, schema.sensitive, [the_model], **cells)
     report = build_report(data, rt, schema, the_model, plan, bounds, verdict,
                           dict(stages.seconds), seed, portfolio=trials, objective=objective,
-                          loss_bound=loss_bound)
+                          loss_bound=loss_bound, options=opts)
     if not verdict.passed:
         raise VerificationFailed(
             f"the release from {plan.method} failed independent verification "

@@ -108,6 +108,12 @@ def build_parser() -> argparse.ArgumentParser:
                    "early, the best release and its proven bound are reported, and the "
                    "report says the release depends on machine speed. Default: none "
                    "(results never depend on the clock)")
+    a.add_argument("--option", action="append", metavar="NAME=VALUE", help="an option of "
+                   "the named method (repeatable; a method refuses one it does not know and "
+                   "names the ones it takes), e.g. --method merge-repair --option "
+                   "start=distinct-levels; --method auto takes budget=UNITS only (work units, "
+                   "default 8). VALUE is read as a number, true/false, none, a comma-separated "
+                   "list, or else text; the report records the options")
     a.add_argument("--attributes", action="store_true", help="suppress whole QI columns "
                    "instead of cells: the fewest columns whose suppression satisfies the "
                    "model, exact (Meyerson & Williams Sec. 3.1); the report names them. "
@@ -223,12 +229,27 @@ def _one_blas_thread() -> None:
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
+def _method_options(ns: argparse.Namespace) -> dict[str, Any]:
+    """The ``--option NAME=VALUE`` pairs as a dict, checked before any work
+    (:mod:`starmin.method_options`); a name given twice is refused."""
+    from starmin.method_options import check_options, parse_option
+
+    options: dict[str, Any] = {}
+    for text in ns.option or ():
+        name, value = parse_option(text)
+        if name in options:
+            raise InvalidInput(f"--option {name} is given twice: keep one")
+        options[name] = value
+    return check_options(options, ns.method, ns.attributes)
+
+
 def cmd_anonymize(ns: argparse.Namespace) -> int:
     _one_blas_thread()
     from starmin.api import check_objective
     from starmin.io.output import check_output
 
     check_objective(ns.objective)  # before any work
+    options = _method_options(ns)
     say = _progress(ns.quiet)
     out = Path(ns.output) if ns.output else _default_output(str(ns.input))
     src = str(ns.input)
@@ -250,7 +271,7 @@ def cmd_anonymize(ns: argparse.Namespace) -> int:
                             method=ns.method, seed=ns.seed, progress=say,
                             attributes=ns.attributes, hierarchies=hierarchy_files(ns),
                             generalize=ns.generalize, objective=ns.objective, engine=engine,
-                            time_limit=ns.time_limit, **model_params(ns))
+                            time_limit=ns.time_limit, options=options, **model_params(ns))
     report = release.report.with_source(src)
     say("drawing the report page's plots")
     page = render(report)

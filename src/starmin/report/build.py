@@ -31,14 +31,16 @@ def _version() -> str:
 def build_report(source: Any, rt: RowTypes, schema: Schema, model: PrivacyModel,
                  plan: ReleasePlan, bounds: dict[str, int], verdict: Any,
                  timings: dict[str, float], seed: int, portfolio: Sequence[Any] | None = None,
-                 objective: str = "stars", loss_bound: Mapping[str, Any] | None = None
-                 ) -> Report:
+                 objective: str = "stars", loss_bound: Mapping[str, Any] | None = None,
+                 options: Mapping[str, Any] | None = None) -> Report:
     """Everything a reader needs to trust and judge the release (see DESIGN.md, Report).
 
     ``portfolio``: the trials of ``--method auto`` (:class:`starmin.algorithms.portfolio.Trial`),
     reported as ``"portfolio"`` (each member: method, guarantee kind, status, stars, estimated
     work, reason, seconds) with ``"portfolio_budget"`` and ``"portfolio_ratio"`` from the
     plan's certificate; ``None`` (a named method): those fields are ``null``.
+
+    ``options``: the method options the user passed (``"options"``, only when there are any).
 
     ``objective`` (what the method minimized) and ``loss_bound`` (a certified lower bound on
     the loss, :class:`starmin.algorithms.loss_bound.LossBound` as a dict) go into the
@@ -117,6 +119,8 @@ def build_report(source: Any, rt: RowTypes, schema: Schema, model: PrivacyModel,
         "measures": ms.as_dict(),
         "hierarchies": hierarchy_summary(rt),
     }
+    if options:
+        d["options"] = dict(options)
     return Report.from_dict(json.loads(json.dumps(_jsonable(d), default=str)))
 
 

@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
+from starmin.method_options import options_text
 from starmin.report import charts
 from starmin.report.record import Distributions, Report
 from starmin.report.text import as_report
@@ -321,6 +322,8 @@ def _details(r: Report) -> list[str]:
            f"<dt>identifiers dropped</dt>"
            f"<dd>{_e(', '.join(inp.identifiers_dropped) or 'none')}</dd>",
            f"<dt>seed</dt><dd>{r.seed}</dd>",
+           *([f"<dt>method options</dt><dd>{_e(options_text(r.options))}</dd>"]
+             if r.options else []),
            "</dl>"]
     out += _table(["QI column", "distinct values"], list(inp.cardinalities.items()), {1},
                   label="QI columns", open_=True)

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from types import MappingProxyType
 from typing import Any
@@ -354,6 +354,9 @@ class Report(Mapping[str, Any]):
     hierarchies: Mapping[str, Any] | None = None
     """Per QI column with a hierarchy: its source, height, groups and domain (read-only
     JSON); ``None`` for suppression only (and before version 3)."""
+    options: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    """The method options the user passed (``anonymize(..., options=)``, ``--option``;
+    read-only JSON); empty when none (the JSON key ``"options"`` is then left out)."""
     version: int = REPORT_VERSION
 
     # -- convenience ---------------------------------------------------------------------------
@@ -417,6 +420,8 @@ class Report(Mapping[str, Any]):
             d["generalized_cells"] = self.loss.generalized_cells
             d["measures"] = None if self.measures is None else self.measures.as_dict()
             d["hierarchies"] = thaw(self.hierarchies)
+        if self.options:
+            d["options"] = thaw(self.options)
         return d
 
     @classmethod
@@ -475,6 +480,7 @@ class Report(Mapping[str, Any]):
             distributions=None if dist is None else Distributions.from_dict(dist),
             measures=measures,
             hierarchies=freeze(d.get("hierarchies")),
+            options=freeze(d.get("options") or {}),
             version=version,
         )
 

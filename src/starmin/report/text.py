@@ -6,6 +6,7 @@ import textwrap
 from collections.abc import Mapping
 from typing import Any
 
+from starmin.method_options import options_text
 from starmin.report.record import Portfolio, Report
 
 
@@ -26,6 +27,7 @@ def summary(report: Report | Mapping[str, Any], written: str | None = None) -> s
         textwrap.fill(f"{r.method} — {g.kind}: {g.statement}"
                       + (f" [{g.reference}]" if g.reference else ""), width=100,
                       initial_indent="method     ", subsequent_indent=" " * 11),
+        *([f"options    {options_text(r.options)}"] if r.options else []),
         f"stars      {loss.stars} ({100 * loss.star_fraction:.2f}% of QI cells); "
         f"{loss.suppressed_records} records with a star, "
         f"{loss.fully_suppressed_records} fully suppressed",
