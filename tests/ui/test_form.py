@@ -28,6 +28,15 @@ def test_fields_pass_as_typed_so_the_cli_checks_them() -> None:
     assert "--k=abc" in a and "--t=1.5" in a and "--seed=-3" in a and "--method=tp+" in a
 
 
+def test_method_options_pass_one_flag_each_in_the_order_typed() -> None:
+    a = argv(method="merge-repair", options=" start=levels   rules=spread,fill ")
+    i = a.index("--method=merge-repair")
+    assert a[i + 1:i + 3] == ("--option=start=levels", "--option=rules=spread,fill")
+    assert not any(x.startswith("--option") for x in argv(options="  "))
+    cmd = command({"roles": ROLES, "options": "budget=16"}, "/data/t.csv", COLUMNS, "/w/o.csv")
+    assert "--option budget=16" in cmd.text
+
+
 def test_choices_and_their_dependent_fields() -> None:
     a = argv(l="2", l_kind="recursive", c="3", t="0.2", distance="hierarchical",
              sa_hierarchy="h.csv", distance_matrix="m.csv")

@@ -20,6 +20,10 @@ quasi-identifier its built-in hierarchy; ``objective`` other than ``stars`` pass
 ``--objective`` (``loss``: Iyengar's loss, by the methods that minimize it). A file for a
 column that is not a quasi-identifier is an error: the page offers a file only for the columns
 whose role is QI.
+
+Method options (docs/index.md): the field ``options`` holds ``NAME=VALUE`` pairs separated by
+spaces, each passed as ``--option=NAME=VALUE`` in the order typed (the CLI reads and checks
+them, and the method names the options it takes).
 """
 
 from __future__ import annotations
@@ -161,6 +165,7 @@ def command(form: Mapping[str, object], source: str, columns: Sequence[str],
                 args.append(f"--distance-matrix={_text(form, 'distance_matrix')}")
     args += hierarchy_flags(form, roles, columns)
     args.append(f"--method={_text(form, 'method') or 'auto'}")
+    args += [f"--option={pair}" for pair in _text(form, "options").split()]
     args.append(f"--seed={_text(form, 'seed') or '0'}")
     argv = ("anonymize", *args, "-o", output, "--", source)
     shown = ["starmin", "anonymize", source]

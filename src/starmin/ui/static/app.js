@@ -4,7 +4,7 @@
 
 const $ = (sel) => document.querySelector(sel);
 const FIELDS = ["k", "l", "l_kind", "c", "t", "distance", "sa_hierarchy", "distance_matrix",
-  "p", "method", "seed", "format", "objective"];
+  "p", "method", "options", "seed", "format", "objective"];
 const ROLE_LABEL = {qi: "QI", sensitive: "sensitive", identifier: "identifier", ignore: "ignore"};
 let meta = null;
 let table = null;
