@@ -62,11 +62,12 @@ def test_options_text_is_what_the_command_line_takes() -> None:
     ([("start", 1)], "merge-repair", False, ("not a mapping",)),
     ({"start x": 1}, "merge-repair", False, ("not a name",)),
     ({3: 1}, "merge-repair", False, ("not a name",)),
-    ({"seed": 1}, "merge-repair", False, ("--seed",)),
-    ({"time_limit": 5}, "milp", False, ("--time-limit",)),
-    ({"objective": "loss"}, "recode", False, ("--objective",)),
-    ({"start": "levels"}, "auto", False, ("['start']", "--method NAME")),
-    ({"budget": 4}, "auto", True, ("--attributes",)),
+    ({"seed": 1}, "merge-repair", False, ("seed=",)),
+    ({"progress": print}, "merge-repair", False, ("progress=",)),
+    ({"time_limit": 5}, "milp", False, ("time_limit=",)),
+    ({"objective": "loss"}, "recode", False, ("objective=",)),
+    ({"start": "levels"}, "auto", False, ("['start']", "method='NAME'")),
+    ({"budget": 4}, "auto", True, ("attributes=True",)),
 ])
 def test_check_options_refuses(options: Any, method: str, attributes: bool,
                                words: tuple[str, ...]) -> None:
@@ -74,6 +75,12 @@ def test_check_options_refuses(options: Any, method: str, attributes: bool,
         check_options(options, method, attributes)
     for w in words:
         assert w in str(err.value)
+
+
+def test_auto_under_the_loss_objective_takes_no_budget(census: pl.DataFrame) -> None:
+    with pytest.raises(InvalidInput, match="no work budget"):
+        starmin.anonymize(census, QI, None, k=3, generalize=True, objective="loss",
+                          options={"budget": 4})
 
 
 def test_check_options_passes_good_ones() -> None:

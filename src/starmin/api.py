@@ -251,8 +251,9 @@ def _solve_loss(rt: RowTypes, model: PrivacyModel, method: str, *, seed: int,
             raise InvalidInput(f"no exact method minimizes {param('objective', 'loss')} on "
                                f"this table ({reasons or 'none is registered'})")
         if method == "auto" and options:
-            raise InvalidInput(f"options {sorted(options)} need a named method: pass "
-                               "method='NAME'")
+            raise InvalidInput(f"options {sorted(options)} need a named method: auto with "
+                               f"{param('objective', 'loss')} runs the loss methods with "
+                               "their own settings and no work budget; pass method='NAME'")
         chosen = exact[:1] or [table[n] for n in able
                                if table[n].guarantee.kind not in ("exact", "fpt")
                                and table[n].supports(model, rt) is None]

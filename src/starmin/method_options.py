@@ -15,11 +15,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from starmin.errors import InvalidInput
+from starmin.errors import InvalidInput, on_command_line, param
 
-OWN_KEYWORDS = {"seed": "--seed", "progress": "progress=", "objective": "--objective",
-                "time_limit": "--time-limit", "method": "--method"}
-"""Settings with a parameter of their own, refused as options (each maps to that parameter)."""
+OWN_KEYWORDS = ("seed", "progress", "objective", "time_limit", "method")
+"""Settings with a parameter of their own, refused as options."""
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
@@ -39,15 +38,17 @@ def check_options(options: object, method: object, attributes: bool) -> dict[str
             raise InvalidInput(f"option name {name!r} is not a name: use the method's option "
                                "names, e.g. start or budget")
         if name in OWN_KEYWORDS:
-            raise InvalidInput(f"{name!r} is not a method option: give it as "
-                               f"{OWN_KEYWORDS[name]} instead")
+            own = ("anonymize()'s progress=" if name == "progress" else
+                   param(name) if on_command_line() else f"{name}=")
+            raise InvalidInput(f"{name!r} is not a method option: give it as {own} instead")
     if options and attributes:
-        raise InvalidInput(f"options {sorted(options)} need a method, and --attributes takes "
-                           "none: drop the options or --attributes")
+        flag = "--attributes" if on_command_line() else "attributes=True"
+        raise InvalidInput(f"options {sorted(options)} need a method, and {flag} takes none: "
+                           f"drop the options or {flag}")
     if method == "auto" and set(options) - {"budget"}:
         raise InvalidInput(f"options {sorted(set(options) - {'budget'})} need a named method: "
                            "auto runs each method with its own settings (it takes budget= "
-                           "only); pass --method NAME")
+                           f"only); pass {param('method', 'NAME')}")
     return dict(options)
 
 
