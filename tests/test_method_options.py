@@ -83,6 +83,12 @@ def test_auto_under_the_loss_objective_takes_no_budget(census: pl.DataFrame) -> 
                           options={"budget": 4})
 
 
+def test_a_method_setting_given_as_a_keyword_points_to_options(census: pl.DataFrame) -> None:
+    with pytest.raises(TypeError, match=r"'start'.*options=\{\.\.\.\}"):
+        starmin.anonymize(census, QI, "occupation", l=3, method="merge-repair",
+                          start="levels")
+
+
 def test_check_options_passes_good_ones() -> None:
     assert check_options(None, "auto", False) == {}
     assert check_options({"budget": 4}, "auto", False) == {"budget": 4}

@@ -204,7 +204,8 @@ def check_keywords(function: str, given: Iterable[str]) -> None:
             close = difflib.get_close_matches(name, PARAMS, n=1)
             hint = f"; did you mean {close[0]!r}?" if close else ""
             raise TypeError(f"{function}() got an unexpected keyword argument {name!r}{hint} "
-                            f"(model parameters: {', '.join(PARAMS)})")
+                            f"(model parameters: {', '.join(PARAMS)}; a method's own "
+                            f"settings go in options={{...}})")
 
 
 def check_method(method: object) -> None:
