@@ -168,11 +168,13 @@ def _solve(rt: RowTypes, model: PrivacyModel, method: str = "auto", *, seed: int
 
 
 def _budget(budget: object) -> float:
-    """``auto``'s work budget: a number > 0 (``InvalidInput`` otherwise)."""
+    """``auto``'s work budget: a number >= 0 (``InvalidInput`` otherwise; with 0 only the
+    cheapest member runs, as the first always does)."""
     if isinstance(budget, bool) or not isinstance(budget, numbers.Real) \
-            or not 0 < float(budget) < float("inf"):
+            or not 0 <= float(budget) < float("inf"):
         raise InvalidInput(f"budget={budget!r} is not a work budget: give a number of work "
-                           "units > 0, e.g. budget=16 (the default is 8)")
+                           "units >= 0, e.g. budget=16 (the default is 8; with 0 only the "
+                           "cheapest member runs)")
     return float(budget)
 
 

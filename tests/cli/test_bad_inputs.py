@@ -174,7 +174,7 @@ def test_nested_or_binary_column(run, tmp_path: Path, command: str, column: pl.S
     (["--qi", "a", "--k", "2", "--option", "start"], ("--option 'start'", "NAME=VALUE")),
     (["--qi", "a", "--k", "2", "--option", "=3"], ("NAME=VALUE",)),
     (["--qi", "a", "--k", "2", "--option", "start=levels"], ("['start']", "--method NAME")),
-    (["--qi", "a", "--k", "2", "--option", "budget=0"], ("budget=0", "budget=16")),
+    (["--qi", "a", "--k", "2", "--option", "budget=-1"], ("budget=-1", "budget=16")),
     (["--qi", "a", "--k", "2", "--option", "budget=lots"], ("budget='lots'",)),
     (["--qi", "a", "--k", "2", "--option", "seed=3"], ("--seed",)),
     (["--qi", "a", "--k", "2", "--method", "merge-repair", "--option", "donors=1",
