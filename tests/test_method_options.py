@@ -155,3 +155,15 @@ def test_command_line_options_reach_the_report(census: pl.DataFrame, tmp_path: P
     rt = LocalEngine().to_row_types(census, Schema.of(QI, "occupation")).row_types
     want = starmin.solve(rt, LDiversity(3), "merge-repair", start="levels", rules=("spread",))
     assert report["stars"] == want.stars
+
+
+def test_methods_lists_each_methods_options(capsys: pytest.CaptureFixture[str]) -> None:
+    from starmin.algorithms.registry import algorithms
+
+    assert main(["methods"]) == 0
+    text = " ".join(capsys.readouterr().out.split())  # unwrapped
+    assert "--option budget=UNITS" in text
+    for a in algorithms().values():
+        if a.options:
+            assert f"options: {', '.join(a.options)}" in text, a.name
+    assert "options: " + ", ".join(algorithms()["merge-repair"].options) in text

@@ -340,9 +340,10 @@ def test_milp_raises_when_highs_does_not_prove_optimality(monkeypatch: pytest.Mo
 
 
 def test_unknown_options_are_refused() -> None:
-    for mod in (flow, milp):
-        with pytest.raises(InvalidInput, match="takes no options"):
-            mod.solve(balanced(0, 3), L2, colour="blue")
+    with pytest.raises(InvalidInput, match="takes no options"):
+        milp.solve(balanced(0, 3), L2, colour="blue")
+    with pytest.raises(InvalidInput, match="takes only max_rounds, not \\['colour'\\]"):
+        flow.solve(balanced(0, 3), L2, colour="blue")
 
 
 def test_a_table_without_rows_needs_no_stars() -> None:

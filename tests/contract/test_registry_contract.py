@@ -223,8 +223,12 @@ def test_an_unknown_option_is_refused_by_name(name: str) -> None:
     supports, rather than ignoring a misspelt setting."""
     case = next(c for c in CASES if c.algorithm == name
                 and optimum(c.table, c.model) is not None)
-    with pytest.raises(InvalidInput, match="no_such_option"):
+    with pytest.raises(InvalidInput, match="no_such_option") as err:
         starmin.solve(row_types(case.table), model(case.model), name, no_such_option=1)
+    declared = ALGORITHMS[name].options  # what `starmin methods` lists: the refusal names them
+    said = str(err.value)
+    assert all(o in said for o in declared), (declared, said)
+    assert declared or "no options" in said or "takes none" in said, said
 
 
 def test_cases_are_not_trivial() -> None:

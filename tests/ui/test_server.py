@@ -211,3 +211,16 @@ def test_ui_command_warns_off_loopback_and_stops_on_sigterm(tmp_path: Path) -> N
 def test_ui_command_bad_port(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli_message(capsys, "ui", "--port", "70000") == (
         "--port 70000 is not a port: give 1 to 65535, or 0 for any free port")
+
+
+def test_meta_lists_each_methods_options(served: Served) -> None:
+    """The page's method note shows the options the method takes (``--option``)."""
+    from starmin.algorithms.registry import algorithms
+
+    status, meta = served.call("/api/meta")
+    assert status == 200
+    by_name = {m["name"]: m["options"] for m in meta["methods"]}
+    assert by_name["auto"] == ["budget"] and by_name["exact"] == []
+    for name, a in algorithms().items():
+        assert by_name[name] == list(a.options)
+    assert "start" in by_name["merge-repair"] and by_name["tp"] == []

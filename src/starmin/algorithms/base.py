@@ -70,6 +70,9 @@ class Algorithm:
     ``"loss"`` (Iyengar's loss, :mod:`starmin.transform.loss`). A method listing ``"loss"``
     accepts the option ``objective="stars" | "loss"`` in ``solve``.
 
+    ``options`` names the method's own settings (``solve(..., NAME=VALUE)``, ``--option
+    NAME=VALUE``); it refuses any other (tests/contract). ``starmin methods`` lists them.
+
     ``time_limit`` marks a method that honors a wall-clock limit the user asks for
     (``--time-limit SECONDS``, the option ``time_limit`` in ``solve``): it stops early with
     its best release and a proven bound, and says in the plan's guarantee that the release
@@ -84,6 +87,7 @@ class Algorithm:
     auto: AutoPlan | None = None
     objectives: tuple[str, ...] = ("stars",)
     time_limit: bool = False
+    options: tuple[str, ...] = ()
 
 
 def silent(_: str) -> None:

@@ -349,4 +349,5 @@ ALGORITHM = Algorithm(
     solve=solve,
     supports=supports,
     objectives=("stars", "loss"),
+    options=("objective", "max_checks", "prune"),
 )

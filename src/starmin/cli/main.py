@@ -51,7 +51,8 @@ def _methods_text() -> str:
             "this list's order. The release keeps its method's name and guarantee; the "
             "report's \"portfolio\" lists each method with its stars, or why it was "
             "skipped (unsupported, over budget, not needed). 'exact' takes the first exact "
-            "method that supports the instance.")
+            "method that supports the instance. A method's options (listed after it) are "
+            "given as --option NAME=VALUE; auto takes --option budget=UNITS.")
     lines = ["methods (--method NAME, auto or exact):"]
     lines.extend(textwrap.wrap(auto, width=96, initial_indent="  ", subsequent_indent="  "))
     width = max(20, *(len(n) + 1 for n in table))  # the longest name keeps a space
@@ -62,6 +63,8 @@ def _methods_text() -> str:
             text += f" [{a.guarantee.reference}]"
         if a.name in members:
             text += " [auto]"
+        if a.options:
+            text += f" options: {', '.join(a.options)}"
         wrapped = textwrap.wrap(text, width=96, initial_indent=f"  {a.name:<{width}}",
                                 subsequent_indent=pad)
         lines.extend(wrapped)

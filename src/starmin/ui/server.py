@@ -176,12 +176,14 @@ class App:
             from starmin.ui.tables import samples
 
             methods = [{"name": "auto", "kind": "portfolio",
-                        "statement": "the fewest stars of the methods that fit a work budget"},
+                        "statement": "the fewest stars of the methods that fit a work budget",
+                        "options": ["budget"]},
                        {"name": "exact", "kind": "exact",
-                        "statement": "the first exact method that supports the instance"}]
+                        "statement": "the first exact method that supports the instance",
+                        "options": []}]
             methods += [{"name": a.name, "kind": a.guarantee.kind,
                          "statement": a.guarantee.statement,
-                         "reference": a.guarantee.reference}
+                         "reference": a.guarantee.reference, "options": list(a.options)}
                         for a in algorithms().values()]
             self._meta = {"version": __version__, "methods": methods, "l_kinds": L_KINDS,
                           "distances": DISTANCES, "formats": FORMATS, "roles": ROLES,

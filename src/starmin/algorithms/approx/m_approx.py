@@ -216,4 +216,5 @@ ALGORITHM = Algorithm(
     solve=solve,
     supports=supports,
     auto=fixed_work(auto_work),
+    options=("refine",),
 )

@@ -275,4 +275,5 @@ ALGORITHM = Algorithm(
                         ratio_of=star_ratio),
     solve=solve,
     supports=supports,
+    options=("weight",),
 )

@@ -110,4 +110,5 @@ ALGORITHM = Algorithm(
     solve=solve,
     supports=supports,
     auto=fixed_work(auto_work),
+    options=("cut",),
 )

@@ -338,4 +338,5 @@ ALGORITHM = Algorithm(
     solve=solve,
     supports=supports,
     auto=auto_run,
+    options=tuple(sorted(_OPTIONS)),
 )

@@ -87,12 +87,14 @@ def empty_plan(rt: RowTypes, method: str, guarantee: Guarantee) -> ReleasePlan:
 
 
 def start(rt: RowTypes, model: PrivacyModel, method: str, guarantee: Guarantee,
-          options: dict[str, object]) -> ReleasePlan | None:
-    """The checks both exact 2-diversity methods open with: no unknown options, the right
-    model and table (``InvalidInput``), a 2-eligible table (``Infeasible``). Returns the empty
-    plan for an empty table, else None."""
+          options: dict[str, object], known: tuple[str, ...] = ()) -> ReleasePlan | None:
+    """The checks the exact 2-diversity methods open with: no unknown options (``options``
+    holds those left after the method's ``known`` keywords), the right model and table
+    (``InvalidInput``), a 2-eligible table (``Infeasible``). Returns the empty plan for an
+    empty table, else None."""
     if options:
-        raise InvalidInput(f"{method} takes no options {sorted(options)}; remove them")
+        takes = f"takes only {', '.join(known)}" if known else "takes no options"
+        raise InvalidInput(f"{method} {takes}, not {sorted(options)}; remove them")
     reason = model_reason(model, method) or table_reason(rt, method)
     if reason is not None:
         raise InvalidInput(reason)

@@ -275,7 +275,7 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0, progress: Progres
     unequal counts) or ``SolverLimit`` (beyond :data:`MAX_RESIDUAL_PAIRS`).
     """
     progress = progress or silent
-    empty = start(rt, model, NAME, GUARANTEE, options)
+    empty = start(rt, model, NAME, GUARANTEE, options, ("max_rounds",))
     if empty is not None:
         return empty
     reason = _values_reason(rt)
@@ -323,4 +323,5 @@ ALGORITHM = Algorithm(
     solve=solve,
     supports=supports,
     auto=fixed_work(auto_work),
+    options=("max_rounds",),
 )

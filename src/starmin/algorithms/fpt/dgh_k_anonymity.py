@@ -120,4 +120,5 @@ ALGORITHM = Algorithm(
     solve=solve,
     supports=supports,
     objectives=("stars", "loss"),
+    options=("max_nodes", "objective"),
 )

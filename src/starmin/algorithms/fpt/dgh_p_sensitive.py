@@ -114,4 +114,5 @@ ALGORITHM = Algorithm(
     solve=solve,
     supports=supports,
     objectives=("stars", "loss"),
+    options=("max_nodes", "objective"),
 )

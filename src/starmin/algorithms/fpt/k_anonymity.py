@@ -140,4 +140,5 @@ ALGORITHM = Algorithm(
     solve=solve,
     supports=supports,
     auto=auto_plan,
+    options=("max_t_out", "max_nodes"),
 )

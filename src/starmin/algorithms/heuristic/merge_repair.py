@@ -853,4 +853,5 @@ ALGORITHM = Algorithm(
     solve=solve,
     supports=supports,
     auto=auto_run,
+    options=tuple(Settings.__dataclass_fields__),
 )

@@ -178,6 +178,11 @@ def pack(rt: RowTypes, k: int, *, seed: int = 0, borrow_slack: float = 0.5,
     return a
 
 
+_OPTIONS = {"borrow_slack", "max_patterns", "lp_levels", "lp_max_vars", "lp_max_iterations",
+            "lp_max_crowding", "bounds"}
+"""The options :func:`solve` takes."""
+
+
 def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
           progress: Progress | None = None, **options: Any) -> ReleasePlan:
     """A k-anonymous release with few stars (heuristic; see the module docstring).
@@ -206,12 +211,10 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
         raise InvalidInput(f"{NAME} no longer takes lp_time_limit (a result must not depend "
                            "on the machine's speed): use lp_max_iterations, a number of "
                            "simplex iterations")
-    known = {"borrow_slack", "max_patterns", "lp_levels", "lp_max_vars", "lp_max_iterations",
-             "lp_max_crowding", "bounds"}
-    unknown = set(options) - known
+    unknown = set(options) - _OPTIONS
     if unknown:
         raise InvalidInput(f"unknown option(s) {sorted(unknown)} for {NAME}: use "
-                           f"{', '.join(sorted(known))}")
+                           f"{', '.join(sorted(_OPTIONS))}")
     k = int(model.k)
     a = pack(rt, k, seed=seed, borrow_slack=float(options.get("borrow_slack", 0.5)),
              max_patterns=int(options.get("max_patterns", MAX_PATTERNS)),
@@ -243,4 +246,5 @@ ALGORITHM = Algorithm(
     solve=solve,
     supports=supports,
     auto=auto_run,
+    options=tuple(sorted(_OPTIONS)),
 )

@@ -385,4 +385,5 @@ ALGORITHM = Algorithm(
     solve=solve,
     supports=supports,
     auto=auto_run,
+    options=tuple(sorted(_OPTIONS)),
 )

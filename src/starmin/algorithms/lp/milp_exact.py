@@ -538,4 +538,5 @@ ALGORITHM = Algorithm(
     solve=solve,
     supports=supports,
     time_limit=True,
+    options=tuple(sorted(_OPTIONS)),
 )

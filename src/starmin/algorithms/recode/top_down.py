@@ -387,4 +387,5 @@ ALGORITHM = Algorithm(
     solve=solve,
     supports=supports,
     objectives=OBJECTIVES,
+    options=tuple(sorted(_OPTIONS)),
 )

@@ -217,7 +217,8 @@ function dependents() {
   }
   const m = meta.methods.find((x) => x.name === $("#method").value);
   $("#method-note").textContent = m ? `${m.kind}: ${m.statement}` +
-    (m.reference ? ` [${m.reference}]` : "") : "";
+    (m.reference ? ` [${m.reference}]` : "") +
+    (m.options && m.options.length ? ` Options: ${m.options.join(", ")}.` : "") : "";
 }
 
 function form() {
