@@ -167,3 +167,22 @@ def test_methods_lists_each_methods_options(capsys: pytest.CaptureFixture[str]) 
         if a.options:
             assert f"options: {', '.join(a.options)}" in text, a.name
     assert "options: " + ", ".join(algorithms()["merge-repair"].options) in text
+
+
+def test_the_options_reference_documents_every_option() -> None:
+    """docs/options.md has a section per registered method naming each of its options (and
+    auto's budget): a new option fails this until it is documented."""
+    from starmin.algorithms.registry import algorithms
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "options.md").read_text()
+    sections = {}
+    for part in text.split("\n## ")[1:]:
+        head, _, body = part.partition("\n")
+        sections[head.strip().strip("`")] = body
+    assert "`budget`" in sections["auto"]
+    for name, a in algorithms().items():
+        assert name in sections, f"docs/options.md has no section for {name}"
+        for option in a.options:
+            assert f"`{option}`" in sections[name], (name, option)
+        if not a.options:
+            assert "No options." in sections[name], name

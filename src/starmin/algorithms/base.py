@@ -72,6 +72,8 @@ class Algorithm:
 
     ``options`` names the method's own settings (``solve(..., NAME=VALUE)``, ``--option
     NAME=VALUE``); it refuses any other (tests/contract). ``starmin methods`` lists them.
+    ``objective`` and ``time_limit``, which some methods take in ``solve`` too, are left out:
+    the user gives them as ``--objective`` and ``--time-limit``.
 
     ``time_limit`` marks a method that honors a wall-clock limit the user asks for
     (``--time-limit SECONDS``, the option ``time_limit`` in ``solve``): it stops early with

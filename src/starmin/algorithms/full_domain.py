@@ -349,5 +349,5 @@ ALGORITHM = Algorithm(
     solve=solve,
     supports=supports,
     objectives=("stars", "loss"),
-    options=("objective", "max_checks", "prune"),
+    options=("max_checks", "prune"),  # and objective, the --objective flag
 )

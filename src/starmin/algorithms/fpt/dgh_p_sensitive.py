@@ -114,5 +114,5 @@ ALGORITHM = Algorithm(
     solve=solve,
     supports=supports,
     objectives=("stars", "loss"),
-    options=("max_nodes", "objective"),
+    options=("max_nodes",),  # and objective, the --objective flag
 )

@@ -51,8 +51,8 @@ GUARANTEE = Guarantee(
     "vector), so the reported gap is proven",
     "Liang & Yuan Sec. 4 Thm 9; Bredereck et al. Sec. 4.3",
 )
-_OPTIONS = {"max_rounds", "max_patterns", "node_limit", "rounding_gap", "bounds",
-            "max_iterations", "complete_only", "rounding_solver", "rounding_work"}
+_OPTIONS = {"max_rounds", "max_patterns", "node_limit", "rounding_gap", "max_iterations",
+            "complete_only", "rounding_solver", "rounding_work"}
 SOLVERS = ("highs", "cp-sat")
 """The rounding MILP's solvers (option ``rounding_solver``): HiGHS branch and bound within
 ``node_limit`` and ``rounding_gap`` (the default), or CP-SAT within ``rounding_work`` units of

@@ -538,5 +538,5 @@ ALGORITHM = Algorithm(
     solve=solve,
     supports=supports,
     time_limit=True,
-    options=tuple(sorted(_OPTIONS)),
+    options=tuple(sorted(_OPTIONS - {"time_limit"})),  # the --time-limit flag
 )

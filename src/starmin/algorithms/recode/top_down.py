@@ -387,5 +387,5 @@ ALGORITHM = Algorithm(
     solve=solve,
     supports=supports,
     objectives=OBJECTIVES,
-    options=tuple(sorted(_OPTIONS)),
+    options=tuple(sorted(_OPTIONS - {"objective"})),  # objective: the --objective flag
 )
