@@ -134,7 +134,7 @@ def test_auto_refuses_a_bad_budget(census: pl.DataFrame, budget: object) -> None
 
 
 def test_a_wrongly_typed_option_is_named(census: pl.DataFrame) -> None:
-    with pytest.raises(InvalidInput, match=r"merge-repair.*donors='many'.*module docstring"):
+    with pytest.raises(InvalidInput, match=r"merge-repair.*donors='many'.*docs/options\.md"):
         starmin.anonymize(census, QI, "occupation", l=3, method="merge-repair",
                           options={"donors": "many"})
 

@@ -193,8 +193,7 @@ def _options_checked(name: str, options: Mapping[str, Any]) -> Iterator[None]:
         given = ", ".join(f"{k}={v!r}" for k, v in options.items())
         raise InvalidInput(f"method {name!r} cannot use the options {given} "
                            f"({type(exc).__name__}: {exc}): give each option the type its "
-                           "method reads (its module docstring, and its page in "
-                           "docs/algorithms/)") from None
+                           "method reads (docs/options.md lists them)") from None
 
 
 def _time_limit(time_limit: object, method: str) -> float:
@@ -508,7 +507,7 @@ def anonymize(
     engine for the same seed.
 
     ``options`` go to the named method (``starmin anonymize --option NAME=VALUE``): each
-    method's settings, named and checked by it (its module docstring), e.g.
+    method's settings, named and checked by it (docs/options.md), e.g.
     ``method="merge-repair", options={"start": "distinct-levels"}``; ``method="auto"`` takes
     ``budget`` only (work units, default 8). The report records them (``"options"``).
 

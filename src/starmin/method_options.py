@@ -1,8 +1,8 @@
 """Method options: settings the user passes to the named method (``anonymize(...,
 options={...})``, ``starmin anonymize --option NAME=VALUE``).
 
-Each method reads and checks its own options (their names, types and ranges are in its
-module's docstring, and for most in its page under ``docs/algorithms/``); ``auto`` takes
+Each method reads and checks its own options (``Algorithm.options`` names them;
+docs/options.md gives each one's type, default and effect); ``auto`` takes
 ``budget`` only (its work units, :data:`starmin.algorithms.portfolio.BUDGET` by default).
 This module checks what can be checked before any data is read -- a mapping of option names,
 none of them a parameter with a keyword of its own -- and reads the command line's

@@ -182,7 +182,7 @@ def test_nested_or_binary_column(run, tmp_path: Path, command: str, column: pl.S
     (["--qi", "a", "--k", "2", "--method", "merge-repair", "--option", "donnors=4"],
      ("donnors", "merge-repair", "donors")),
     (["--qi", "a", "--k", "2", "--method", "merge-repair", "--option", "donors=many"],
-     ("merge-repair", "donors='many'", "module docstring")),
+     ("merge-repair", "donors='many'", "docs/options.md")),
     (["--qi", "a", "--sensitive", "c", "--l", "2", "--method", "tp", "--option",
       "cut=buckets"], ("cut", "tp", "takes none")),
     (["--qi", "a", "--k", "2", "--attributes", "--option", "x=1"], ("--attributes",)),

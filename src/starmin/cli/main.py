@@ -112,8 +112,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "report says the release depends on machine speed. Default: none "
                    "(results never depend on the clock)")
     a.add_argument("--option", action="append", metavar="NAME=VALUE", help="an option of "
-                   "the named method (repeatable; a method refuses one it does not know and "
-                   "names the ones it takes), e.g. --method merge-repair --option "
+                   "the named method (repeatable; 'starmin methods' lists each method's "
+                   "options, docs/options.md what they do), e.g. --method merge-repair --option "
                    "start=distinct-levels; --method auto takes budget=UNITS only (work units, "
                    "default 8). VALUE is read as a number, true/false, none, a comma-separated "
                    "list, or else text; the report records the options")
