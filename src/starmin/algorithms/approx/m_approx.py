@@ -55,6 +55,8 @@ from starmin.models.k_anonymity import KAnonymity
 from starmin.transform.plan import Guarantee, ReleasePlan
 
 NAME = "m-approx"
+OPTIONS = ("refine",)
+"""The options :func:`solve` takes."""
 REFERENCE = "Liang & Yuan, Thm 10"
 STATEMENT = "at most m x OPT stars"
 
@@ -184,7 +186,7 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     Deterministic (``seed`` is unused). Raises ``Infeasible`` when ``k > n`` and
     ``InvalidInput`` for a model other than :class:`KAnonymity`.
     """
-    known_options(NAME, options, {"refine"})
+    known_options(NAME, options, set(OPTIONS))
     reason = supports(model, rt)
     if reason is not None:
         raise InvalidInput(reason)
@@ -216,5 +218,5 @@ ALGORITHM = Algorithm(
     solve=solve,
     supports=supports,
     auto=fixed_work(auto_work),
-    options=("refine",),
+    options=OPTIONS,
 )

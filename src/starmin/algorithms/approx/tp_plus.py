@@ -35,6 +35,8 @@ from starmin.models.base import PrivacyModel
 from starmin.transform.plan import Guarantee, ReleasePlan
 
 NAME = "tp+"
+OPTIONS = ("cut",)
+"""The options :func:`solve` takes."""
 REFERENCE = "Xiao, Yi & Tao, EDBT 2010, Sec. 5.6 and 6.1; Thm 3 and Lemma 2"
 STATEMENT = ("stars <= TP's stars <= l*d * OPT (d = QI columns): TP is an l-approximation in "
              "suppressed tuples (Thm 3), each with 1 to d stars (Lemma 2); Hilbert on TP's "
@@ -58,7 +60,7 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     Infeasible
         Some sensitive value has frequency above ``1/l`` in the whole table (Lemma 1).
     """
-    known_options(NAME, options, {"cut"})
+    known_options(NAME, options, set(OPTIONS))
     progress = progress or silent
     l = require_l(model, rt, NAME)
     run = tp_phases.run(rt.counts, l, progress=progress)
@@ -110,5 +112,5 @@ ALGORITHM = Algorithm(
     solve=solve,
     supports=supports,
     auto=fixed_work(auto_work),
-    options=("cut",),
+    options=OPTIONS,
 )

@@ -75,6 +75,8 @@ from starmin.models.base import PrivacyModel
 from starmin.transform.plan import Guarantee, ReleasePlan
 
 NAME = "two-diversity-flow"
+OPTIONS = ("max_rounds",)
+"""The options :func:`solve` takes (``max_rounds`` is its keyword)."""
 MAX_RESIDUAL_PAIRS = 400_000_000
 """Largest ``|P| x |Q|`` (residual A-types x B-types) priced per round."""
 DENSE_PAIRS = 20_000
@@ -275,7 +277,7 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0, progress: Progres
     unequal counts) or ``SolverLimit`` (beyond :data:`MAX_RESIDUAL_PAIRS`).
     """
     progress = progress or silent
-    empty = start(rt, model, NAME, GUARANTEE, options, ("max_rounds",))
+    empty = start(rt, model, NAME, GUARANTEE, options, OPTIONS)
     if empty is not None:
         return empty
     reason = _values_reason(rt)
@@ -323,5 +325,5 @@ ALGORITHM = Algorithm(
     solve=solve,
     supports=supports,
     auto=fixed_work(auto_work),
-    options=("max_rounds",),
+    options=OPTIONS,
 )

@@ -46,6 +46,8 @@ from starmin.models.base import PrivacyModel
 from starmin.transform.plan import STAR, Guarantee, ReleasePlan
 
 NAME = "hilbert"
+OPTIONS = ("cut",)
+"""The options :func:`solve` takes."""
 GUARANTEE = Guarantee(
     kind="heuristic",
     statement="no bound on stars; l-eligible groups cut from the Hilbert order",
@@ -155,7 +157,7 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
 
     Options: ``cut="buckets"`` (default) or ``"greedy"``. ``seed`` is unused: the order and
     the cut are deterministic."""
-    known_options(NAME, options, {"cut"})
+    known_options(NAME, options, set(OPTIONS))
     progress = progress or silent
     l = require_l(model, rt, NAME)
     cut = str(options.get("cut", "buckets"))
@@ -183,5 +185,5 @@ ALGORITHM = Algorithm(
     solve=solve,
     supports=supports,
     auto=fixed_work(auto_work),
-    options=("cut",),
+    options=OPTIONS,
 )
