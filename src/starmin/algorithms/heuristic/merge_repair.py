@@ -85,6 +85,8 @@ from starmin.algorithms.heuristic._carve import carve
 from starmin.algorithms.heuristic._distinct_lp import LP_LEVELS as DISTINCT_LP_LEVELS
 from starmin.algorithms.heuristic._distinct_lp import joint_work
 from starmin.algorithms.heuristic._distinct_lp import work as distinct_lp_work
+from starmin.algorithms.heuristic._flow_polish import ROUNDS as FLOW_ROUNDS
+from starmin.algorithms.heuristic._flow_polish import flow_polish
 from starmin.algorithms.heuristic._frequency_joint import MIN_L as FREQUENCY_JOINT_MIN_L
 from starmin.algorithms.heuristic._frequency_joint import work as frequency_joint_work
 from starmin.algorithms.heuristic._judge import compile_judge
@@ -134,6 +136,7 @@ class Settings:
     refine: bool = True
     carve: bool = True
     moves: bool = True
+    flow_rounds: int = FLOW_ROUNDS
 
     @classmethod
     def of(cls, options: dict[str, Any]) -> Settings:
@@ -156,6 +159,9 @@ class Settings:
             if getattr(st, name) < 0:
                 raise InvalidInput(f"{name} must be >= 0, got {getattr(st, name)}: use e.g. "
                                    f"{name}={default} (0: the greedy alone)")
+        if int(st.flow_rounds) < 0:
+            raise InvalidInput(f"flow_rounds must be >= 0, got {st.flow_rounds}: use e.g. "
+                               f"flow_rounds={FLOW_ROUNDS} (0: no flow polish)")
         if st.donors < 0:
             raise InvalidInput(f"donors must be >= 0, got {st.donors}: use e.g. donors=32")
         for name in ("width", "h"):
@@ -211,7 +217,10 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     32; 0: no pulls), ``eject`` (default True), ``h`` and ``full_scan`` (partners are sought
     among ``h`` neighbours per sort order while more than ``full_scan`` classes are alive, among
     all classes after; defaults 64 and 20,000), ``refine``, ``carve`` and ``moves`` (the three
-    polishing steps, default True). Deterministic for a given ``seed`` (it only breaks ties).
+    polishing steps, default True), ``flow_rounds`` (default 0: none; the flow polish of
+    :mod:`._flow_polish` after them, at most that many rounds, for frequency l-diversity
+    alone or with ``k <= l``, one sensitive column; e.g. ``flow_rounds=3``). Deterministic
+    for a given ``seed`` (it only breaks ties).
     Raises ``Infeasible`` when no release satisfies the model and ``InvalidInput`` for a bad
     option.
     """
@@ -226,6 +235,7 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     cert: dict[str, Any] = {"seed": seed, "starts": {}}
     best: ReleasePlan | None = None
     floor = class_floor(model, rt)
+    flow_l = level_l(model, rt) if diverse_suits(model) else None
     for name in names:
         start, start_plan = initial_plan(rt, model, st, seed, judge, say, name)
         say(f"{NAME}: start {start}: {start_plan.t_out} classes, {start_plan.stars} stars "
@@ -241,7 +251,7 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
             tie = np.random.default_rng(seed).permutation(cls.G).astype(np.int64)
             repair(cls, rt, st, tie, rule, say)
             repaired = cls.stars
-            plan = polish(rt, cls.groups(), judge, st, floor)
+            plan = polish(rt, cls.groups(), judge, st, floor, flow_l)
             mine["rules"][rule] = {"merges": cls.merges, "pulls": cls.pulls,
                                    "repaired_stars": repaired, "stars": plan.stars}
             say(f"{NAME}: start {start}, rule {rule}: {cls.merges} merges, {repaired} stars, "
@@ -591,15 +601,19 @@ def choose_partner(cls: Classes, a: int, st: Settings, tie: IntArray,
 
 
 def polish(rt: RowTypes, classes: list[Entries], judge: Judge, st: Settings,
-           k: int = 1) -> ReleasePlan:
+           k: int = 1, flow_l: int | None = None) -> ReleasePlan:
     """Split refinement (:mod:`._split_refine`), carving (:mod:`._carve`), then move
-    refinement (:mod:`._moves`). ``k``: the fewest rows of a class satisfying the model
-    (:func:`class_floor`), which carving uses to skip classes and parts.
+    refinement (:mod:`._moves`), then with ``st.flow_rounds`` the flow polish of
+    :mod:`._flow_polish` when ``flow_l`` is frequency l-diversity's ``l`` (the model is the
+    diverse start's, :func:`diverse_suits`, on one sensitive column). ``k``: the fewest rows
+    of a class satisfying the model (:func:`class_floor`), which carving uses to skip
+    classes and parts.
 
     A partition with no star is returned as it is: every step only lowers the stars, and a
     release without stars is one plan whatever the partition (every class's suppressor is its
     row type, and equal output vectors are one class), so polishing could not change it."""
-    if st.refine or st.carve or st.moves:
+    flow = st.flow_rounds > 0 and flow_l is not None
+    if st.refine or st.carve or st.moves or flow:
         plan = ReleasePlan.from_groups(rt, classes, NAME, GUARANTEE)
         if plan.stars == 0:
             return plan
@@ -611,6 +625,9 @@ def polish(rt: RowTypes, classes: list[Entries], judge: Judge, st: Settings,
         classes = improve(rt, classes, judge)
         if st.carve:  # moves leave classes that carve anew (adult, t = 0.1: -1.7 %)
             classes = carve(rt, classes, judge, k)
+    if flow:
+        assert flow_l is not None
+        classes = flow_polish(rt, classes, judge, flow_l, st.flow_rounds)
     return ReleasePlan.from_groups(rt, classes, NAME, GUARANTEE)
 
 
@@ -694,7 +711,7 @@ def auto_run(model: PrivacyModel, rt: RowTypes, units_left: float) -> AutoRun:
                 AutoRun(start + after, {"rules": ("spread",)}, "rule spread only"),
                 AutoRun(start + DIVERSE_REPAIR_ONLY * rule,
                         {"rules": ("spread",), "refine": False, "moves": False},
-                        "rule spread only, carving its only polish")]
+                        "rule spread only, carving and the flow its only polish")]
         if level_suits(model, rt):  # both starts where the budget allows; else as before
             l = level_l(model, rt)
             assert l is not None  # one sensitive column: frequency l-diversity's l
