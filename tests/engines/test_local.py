@@ -215,6 +215,28 @@ def test_too_many_sensitive_values_is_a_clear_error(monkeypatch: pytest.MonkeyPa
     assert main(["-q", "verify", str(src), "--qi", "q", "--sensitive", "s", "--l", "2"]) == 0
 
 
+def test_nan_in_a_csv_is_a_value_of_its_own(tmp_path: Path) -> None:
+    from starmin.cli.main import main
+
+    # "NaN" read as a float would be the engine's missing value, one class with the empty
+    # field: released as empty (a changed cell) and 2-anonymous only to the engine, while the
+    # verifier reads the file as text and sees two classes of one row. It stays text.
+    src = tmp_path / "t.csv"
+    src.write_text("a,b\n1.5,x\n1.5,x\nNaN,x\n,x\n")
+    df = read_table(src)
+    assert df["a"].dtype == pl.String and df["a"].to_list() == ["1.5", "1.5", "NaN", None]
+    out = tmp_path / "out.csv"
+    assert main(["-q", "anonymize", str(src), "--qi", "a,b", "--k", "2", "-o", str(out)]) == 0
+    assert out.read_text().splitlines() == ["a,b", "1.5,x", "1.5,x", "*,x", "*,x"]
+    assert main(["-q", "verify", str(out), "--qi", "a,b", "--k", "2",
+                 "--original", str(src)]) == 0
+    sa = tmp_path / "s.csv"  # as a sensitive value too: NaN, 1.5 and missing, three values
+    sa.write_text("a,s\nx,NaN\nx,1.5\ny,NaN\ny,\n")
+    assert main(["-q", "anonymize", str(sa), "--qi", "a", "--sensitive", "s", "--l", "2",
+                 "-o", str(out)]) == 0
+    assert out.read_text().splitlines() == ["a,s", "x,NaN", "x,1.5", "y,NaN", "y,"]
+
+
 def test_csv_values_are_kept_as_written(tmp_path: Path) -> None:
     # leading zeros, a trailing zero and a late "?" (after any schema-inference window)
     rows = ["zip;age;score;s"] + [f"0{2100 + i % 7};{20 + i % 40};{i % 5}.5;x"

@@ -133,14 +133,17 @@ def first_line(exc: BaseException) -> str:
 
 def exact_number(col: pl.Series) -> pl.Series | None:
     """A text column as Int64, else Float64, when every value reads back exactly as written
-    (``"39"``, ``"-2.5"``; not ``"02138"`` or ``"3.10"``); else None. The read-back test runs
-    on the distinct values (every value reads back iff every distinct one does), so a column
-    costs one cast per row and, when that cast succeeds, one ``unique``."""
+    (``"39"``, ``"-2.5"``; not ``"02138"`` or ``"3.10"``) and none is ``"NaN"`` (as a float
+    it would be the engine's missing value, which only the empty field is); else None. The
+    read-back test runs on the distinct values (every value reads back iff every distinct one
+    does), so a column costs one cast per row and, when that cast succeeds, one ``unique``."""
     distinct: pl.Series | None = None
     for dtype in (pl.Int64, pl.Float64):
         num = col.cast(dtype, strict=False)
         if num.null_count() != col.null_count():
             continue
+        if dtype == pl.Float64 and bool(num.is_nan().any()):
+            return None  # "NaN" stays text: a value of its own, never the missing value
         if distinct is None:
             distinct = col.unique()
         back = distinct.cast(dtype, strict=False).cast(pl.String)

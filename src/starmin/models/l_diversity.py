@@ -98,7 +98,7 @@ class LDiversity:
         j = int(np.argmax(o))
         if self.l * int(o[j]) > n:
             raise Infeasible(
-                f"no l-diverse release exists (l = {self.l}): value {show(values[j])} has "
+                f"no l-diverse release exists (l = {self.l}): {_valued(values[j])} has "
                 f"frequency {int(o[j])}/{n} > 1/{self.l} in the whole table (Xiao et al. Lemma 1); "
                 f"use at most {param('l', n // int(o[j]))}"
             )
@@ -311,3 +311,9 @@ class RecursiveCLDiversity:
                 f"whole table r1 / (r_l + ... + r_m) = {measure[0]:.4g} >= c, and merging "
                 f"classes never lowers it; choose c > {measure[0]:.4g} or a smaller l"
             )
+
+
+def _valued(value: object) -> str:
+    """``value 'x'``, or ``the missing value`` (no ``value`` before it)."""
+    shown = show(value)
+    return shown if value is None else f"value {shown}"
