@@ -72,6 +72,10 @@ def test_entropy_cap_holds_for_every_entropy_diverse_class(l: int, r: int) -> No
 MODELS: list[PrivacyModel] = [EntropyLDiversity(2), EntropyLDiversity(3),
                               RecursiveCLDiversity(2, 2), RecursiveCLDiversity(3, 3),
                               RecursiveCLDiversity(0.5, 2),
+                              # l = 1: the tail is the whole class, so the share cap is
+                              # min(1, c), not c / (1 + c) (that cap made the MILP's optimum
+                              # 2 stars where brute force's is 0, and its LP infeasible)
+                              RecursiveCLDiversity(2, 1), RecursiveCLDiversity(0.5, 1),
                               AllOf(KAnonymity(3), EntropyLDiversity(2))]
 
 

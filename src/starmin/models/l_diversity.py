@@ -277,6 +277,13 @@ class RecursiveCLDiversity:
         """The verdict reads only the counts of the values a class holds (see base)."""
         return True
 
+    def largest_share(self) -> float:
+        """The largest share of a class one value can hold: ``r_1 < c (r_l + ... + r_m)``
+        gives ``r_1 < c (n - r_1)``, so ``c / (1 + c)``, when ``l >= 2``; with ``l = 1`` the
+        tail is the whole class, so ``r_1 < c n`` and the share is below ``min(1, c)``."""
+        c = float(self.c_exact)
+        return c / (1.0 + c) if self.l >= 2 else min(1.0, c)
+
     def _judge(self, h: NDArray[np.int64]) -> tuple[NDArray[np.bool_], NDArray[np.float64]]:
         r = -np.sort(-h, axis=1)  # counts descending
         r1 = r[:, 0] if r.shape[1] else np.zeros(len(r), dtype=np.int64)

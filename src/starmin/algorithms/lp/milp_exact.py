@@ -207,8 +207,7 @@ def _column_constraints(model: PrivacyModel, rt: RowTypes, a: int, k: int, *,
             distinct, share = max(distinct, int(part.l)), entropy_cap(int(part.l), r)
             lines += entropy_share_lines(int(part.l), r, max(size, int(part.l)), rt.n)
         elif isinstance(part, RecursiveCLDiversity):
-            c = float(part.c_exact)
-            distinct, share = max(distinct, int(part.l)), c / (1.0 + c)
+            distinct, share = max(distinct, int(part.l)), part.largest_share()
         elif isinstance(part, DistinctLDiversity):
             distinct = max(distinct, math.ceil(float(part.l)))
         elif isinstance(part, PSensitiveKAnonymity):

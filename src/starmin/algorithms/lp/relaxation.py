@@ -8,8 +8,9 @@ that are homogeneous (scaling a class keeps them), so the classes of one vector 
 * ``k`` (k-anonymity, and the class size ``l``, ``p`` imply): with the open indicator ``y``,
   ``x(v, s) <= c(v, s) y`` and ``sum x >= k y`` (Thm 9's indicator; Bredereck et al. Sec. 4.3).
 * ``cap`` (frequency l-diversity: ``1/l``, Xiao et al. Def. 2; recursive (c, l)-diversity:
-  ``c / (1 + c)``, since ``r_1 < c (r_l + ... ) <= c (n - r_1)``): every value of sensitive
-  column ``column`` holds at most ``cap`` of the class.
+  ``c / (1 + c)``, since ``r_1 < c (r_l + ... ) <= c (n - r_1)`` for ``l >= 2``, and ``c``
+  for ``l = 1``, whose tail is the whole class; none when that is ``>= 1``): every value of
+  sensitive column ``column`` holds at most ``cap`` of the class.
 * ``t`` (t-closeness, Li et al. Sec. 4; Liang & Yuan Thm 9's transport constraints): the
   class's distribution is within EMD ``t`` of the table's. For the equal, ordered and
   hierarchical distances the EMD is a weighted sum over *cuts* (sets of values) of
@@ -98,9 +99,9 @@ def relaxations(model: PrivacyModel, rt: RowTypes) -> list[Relaxation]:
         for a in range(len(rt.sensitive)):
             if isinstance(part, LDiversity):
                 out.append(_capped(rt, a, f"frequency 1/{part.l}", 1.0 / part.l, k))
-            elif isinstance(part, RecursiveCLDiversity):
-                c = float(part.c_exact)
-                out.append(_capped(rt, a, "frequency c/(1+c)", c / (1.0 + c), k))
+            elif isinstance(part, RecursiveCLDiversity) and part.largest_share() < 1.0:
+                name = "frequency c/(1+c)" if part.l >= 2 else "frequency c"
+                out.append(_capped(rt, a, name, part.largest_share(), k))
             elif isinstance(part, TCloseness):
                 rel = _t_relaxation(rt, a, part)
                 if rel is not None:
