@@ -237,6 +237,28 @@ def test_nan_in_a_csv_is_a_value_of_its_own(tmp_path: Path) -> None:
     assert out.read_text().splitlines() == ["a,s", "x,NaN", "x,1.5", "y,NaN", "y,"]
 
 
+def test_column_names_polars_reads_as_patterns(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    # "*" and "^b$" are a wildcard and a pattern to polars: as another column they are kept
+    # as they are; given a role they are refused in one message (they crashed: exit 3)
+    from starmin.cli.main import main
+
+    src = tmp_path / "t.csv"
+    src.write_text("a,^b$,*,s\n1,2,3,p\n1,2,5,q\n1,4,3,p\n1,4,5,q\n")
+    out = tmp_path / "out.csv"
+    assert main(["-q", "anonymize", str(src), "--qi", "a", "--k", "2", "-o", str(out)]) == 0
+    assert out.read_text() == src.read_text()
+    assert main(["-q", "verify", str(out), "--qi", "a", "--k", "2",
+                 "--original", str(src)]) == 0
+    for qi, sa in (("a,*", "s"), ("^b$", "s"), ("a", "*")):
+        capsys.readouterr()
+        assert main(["-q", "anonymize", str(src), "--qi", qi, "--sensitive", sa, "--k", "2",
+                     "-o", str(out)]) == 2
+        assert "cannot be given a role" in capsys.readouterr().err
+        assert main(["-q", "verify", str(src), "--qi", qi, "--sensitive", sa, "--k", "2"]) == 2
+        assert "cannot be checked" in capsys.readouterr().err
+
+
 def test_csv_values_are_kept_as_written(tmp_path: Path) -> None:
     # leading zeros, a trailing zero and a late "?" (after any schema-inference window)
     rows = ["zip;age;score;s"] + [f"0{2100 + i % 7};{20 + i % 40};{i % 5}.5;x"

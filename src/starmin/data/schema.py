@@ -107,6 +107,11 @@ class Schema:
                     raise InvalidInput(f"column {c!r} is named as {roles[c]} and as {role}: "
                                        "give each column exactly one role")
                 roles[c] = role
+                if c == "*" or (c.startswith("^") and c.endswith("$")):
+                    raise InvalidInput(
+                        f"column {c!r} cannot be given a role: starmin's table library reads "
+                        "the name '*' as every column and a name from ^ to $ as a pattern; "
+                        "rename the column (in the file's header or the table)")
 
     @property
     def m(self) -> int:

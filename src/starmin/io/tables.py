@@ -120,8 +120,10 @@ def _read_csv(path: Path, separator: str | None, schema: Schema | None) -> pl.Da
     df = checked_lines(df, path, sep, len(header))
     if df.height == 0:
         raise InvalidInput(f"{path} has a header but no records: give at least one record")
-    return df.with_columns([coded_as_number(df[c]) if c in coded else as_number(df[c])
-                            for c in df.columns])
+    # each column under a plain name while it is converted: polars runs some Series methods
+    # as a select on the Series' name, which a name such as "^b$" turns into a pattern
+    return df.with_columns([(coded_as_number if c in coded else as_number)(
+        df.get_column(c).alias("value")).alias(c) for c in df.columns])
 
 
 def as_number(col: pl.Series) -> pl.Series:

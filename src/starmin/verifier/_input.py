@@ -162,3 +162,7 @@ def check_names(columns: list[str], qi: tuple[str, ...], sensitive: tuple[str, .
     for c in (*qi, *sensitive):
         if c not in columns:
             raise unknown_column(c, columns)
+        if c == "*" or (c.startswith("^") and c.endswith("$")):
+            raise InvalidInput(f"column {c!r} cannot be checked: the table library reads the "
+                               "name '*' as every column and a name from ^ to $ as a "
+                               "pattern; rename the column (in the file's header or the table)")
