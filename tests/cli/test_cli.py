@@ -95,6 +95,24 @@ def test_info_l_diversity_bounds(census_csv: Path, capsys: pytest.CaptureFixture
     assert "--c" in capsys.readouterr().err
 
 
+def test_info_says_infeasible_l(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An l no release satisfies gets "infeasible" and the reason, not a bound (it printed
+    bounds above the table's number of QI cells)."""
+    src = tmp_path / "t.csv"
+    src.write_text("q,s\n" + "".join(f"{i % 3},{v}\n" for i, v in
+                                       enumerate(["flu"] * 3 + ["cold"] * 3 + ["hiv"] * 2)))
+    for kind in ("frequency", "distinct", "entropy"):
+        assert main(["-q", "info", str(src), "--qi", "q", "--sensitive", "s", "--k", "2",
+                     "--l", "2", "--l", "4", "--l-kind", kind]) == 0
+        lines = [x for x in capsys.readouterr().out.splitlines() if x.startswith("l = ")]
+        assert len(lines) == 2 and ">=" in lines[0]
+        assert "infeasible" in lines[1] and "only 3 distinct values" in lines[1]
+    assert main(["-q", "info", str(src), "--qi", "q", "--sensitive", "s", "--k", "2",
+                 "--l", "3"]) == 0
+    line = capsys.readouterr().out.splitlines()[-1]
+    assert line.startswith("l = 3") and "infeasible" in line and "3/8 > 1/3" in line
+
+
 def test_help_states_guarantees(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["anonymize", "--help"])

@@ -27,7 +27,13 @@ from starmin.cli.generate import add_parser as add_generate_parser
 from starmin.cli.generate import cmd_generate
 from starmin.cli.hierarchy import add_parser as add_hierarchy_parser
 from starmin.cli.hierarchy import cmd_hierarchy
-from starmin.errors import InvalidInput, StarminError, VerificationFailed, command_line
+from starmin.errors import (
+    Infeasible,
+    InvalidInput,
+    StarminError,
+    VerificationFailed,
+    command_line,
+)
 from starmin.model_params import L_KINDS
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
@@ -442,6 +448,7 @@ def cmd_info(ns: argparse.Namespace) -> int:
     from starmin.data.schema import Schema
     from starmin.model_params import the_model
     from starmin.models import KAnonymity, TCloseness
+    from starmin.models.apply import check_feasible
 
     say = _progress(ns.quiet)
     t_models = [(t, TCloseness(t)) for t in ns.t or []]  # bad k, t or l: an error before work
@@ -484,6 +491,11 @@ def cmd_info(ns: argparse.Namespace) -> int:
         print(f"t = {t} (equal distance): optimum >= {max(b.values())} stars ({parts}); "
               f"every t-close class holds >= {floor} rows")
     for l, lm in l_models:
+        try:
+            check_feasible(lm, rt)
+        except Infeasible as exc:  # no release exists: no bound to give
+            print(f"l = {l} ({lm.name}): infeasible ({exc})")
+            continue
         with solver_output_to_stderr():  # as the report's (without the LP core)
             b = diversity_lower_bounds(rt, [lm], say)
         parts = ", ".join(f"{name} {v}" for name, v in b.items())
