@@ -134,9 +134,30 @@ def test_auto_refuses_a_bad_budget(census: pl.DataFrame, budget: object) -> None
 
 
 def test_a_wrongly_typed_option_is_named(census: pl.DataFrame) -> None:
-    with pytest.raises(InvalidInput, match=r"merge-repair.*donors='many'.*docs/options\.md"):
+    with pytest.raises(InvalidInput, match=r"merge-repair: donors must be a whole number, "
+                                           r"got 'many': use e\.g\. donors=32"):
         starmin.anonymize(census, QI, "occupation", l=3, method="merge-repair",
                           options={"donors": "many"})
+    # an option the method takes as it comes: the solver's TypeError becomes one message
+    with pytest.raises(InvalidInput, match=r"lp-rounding.*max_iterations='x'.*docs/options\.md"):
+        starmin.anonymize(census, QI, "occupation", l=3, method="lp-rounding",
+                          options={"max_iterations": "x"})
+
+
+@pytest.mark.parametrize(("method", "option", "value"), [
+    ("m-approx", "refine", "no"), ("merge-repair", "moves", "off"),
+    ("lp-rounding", "complete_only", "yes"), ("pattern-packing", "bounds", 0),
+    ("milp", "node_limit", -5), ("pattern-packing", "lp_max_iterations", -1),
+    ("merge-repair", "width", 2.5), ("lp-rounding", "max_rounds", 0)])
+def test_a_flag_or_count_of_the_wrong_kind_is_refused(census: pl.DataFrame, method: str,
+                                                      option: str, value: object) -> None:
+    # a text such as "no" read as true, and negative counts were taken as given
+    kind = "true or false" if option in ("refine", "moves", "complete_only", "bounds") \
+        else "a whole number"
+    model = {"k": 2} if method in ("m-approx", "pattern-packing") else {"l": 2}
+    with pytest.raises(InvalidInput, match=rf"{method}: {option} must be {kind}"):
+        starmin.anonymize(census.head(60), QI, None if "k" in model else "occupation",
+                          method=method, options={option: value}, **model)
 
 
 def test_command_line_options_reach_the_report(census: pl.DataFrame, tmp_path: Path,

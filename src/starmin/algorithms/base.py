@@ -122,6 +122,35 @@ def known_options(name: str, options: Mapping[str, Any], known: set[str]) -> Non
                            f"{takes}")
 
 
+def flag_option(name: str, options: Mapping[str, Any], option: str, default: bool) -> bool:
+    """Option ``option`` of method ``name``: ``True`` or ``False`` (``InvalidInput``
+    otherwise: a text such as ``"no"`` would read as true)."""
+    import numpy as np
+
+    from starmin.errors import InvalidInput
+
+    value = options.get(option, default)
+    if not isinstance(value, bool | np.bool_):
+        raise InvalidInput(f"{name}: {option} must be true or false, got {value!r}")
+    return bool(value)
+
+
+def whole_option(name: str, options: Mapping[str, Any], option: str, default: int,
+                 least: int = 0) -> int:
+    """Option ``option`` of method ``name``: a whole number ``>= least`` (``InvalidInput``
+    otherwise, naming it and the default)."""
+    import numpy as np
+
+    from starmin.errors import InvalidInput
+
+    value = options.get(option, default)
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer) \
+            or value < least:
+        raise InvalidInput(f"{name}: {option} must be a whole number >= {least}, got "
+                           f"{value!r}: use e.g. {option}={default}")
+    return int(value)
+
+
 def deadline_after(seconds: float | None) -> float | None:
     """The ``time.monotonic()`` instant ``seconds`` from now (the user's time limit), or
     ``None`` without one."""

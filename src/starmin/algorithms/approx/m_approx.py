@@ -46,7 +46,13 @@ from numpy.typing import NDArray
 
 from starmin.algorithms.approx._classes import Classes as _Classes
 from starmin.algorithms.approx._classes import Group
-from starmin.algorithms.base import Algorithm, Progress, fixed_work, known_options
+from starmin.algorithms.base import (
+    Algorithm,
+    Progress,
+    fixed_work,
+    flag_option,
+    known_options,
+)
 from starmin.data.rowtypes import RowTypes
 from starmin.errors import InvalidInput
 from starmin.models.apply import check_feasible
@@ -192,7 +198,7 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
         raise InvalidInput(reason)
     assert isinstance(model, KAnonymity)
     check_feasible(model, rt)
-    refine = bool(options.get("refine", True))
+    refine = flag_option(NAME, options, "refine", True)
     C = _Classes(rt)
     case, lower, groups, facts = _partition(C, int(model.k), refine)
     guarantee = Guarantee(kind="ratio", statement=STATEMENT, reference=REFERENCE,

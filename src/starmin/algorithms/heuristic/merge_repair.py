@@ -150,6 +150,15 @@ class Settings:
         start = options.get("start", "auto")
         opts = dict(options, rules=(rules,) if isinstance(rules, str) else tuple(rules),
                     start=start if isinstance(start, str) else tuple(start))
+        for name, value in opts.items():  # a flag true or false, a count a whole number
+            default = cls.__dataclass_fields__[name].default
+            if isinstance(default, bool) and not isinstance(value, bool | np.bool_):
+                raise InvalidInput(f"{NAME}: {name} must be true or false, got {value!r}")
+            if (isinstance(default, int) and not isinstance(default, bool)
+                    and (isinstance(value, bool | np.bool_)
+                         or not isinstance(value, int | np.integer))):
+                raise InvalidInput(f"{NAME}: {name} must be a whole number, got {value!r}: "
+                                   f"use e.g. {name}={default}")
         st = cls(**opts)
         if not st.starts or any(x not in STARTS for x in st.starts):
             raise InvalidInput(f"unknown start {st.start!r} for {NAME}: use "

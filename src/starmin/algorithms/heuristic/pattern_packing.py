@@ -63,7 +63,14 @@ from typing import Any
 
 import numpy as np
 
-from starmin.algorithms.base import Algorithm, AutoRun, Progress, silent
+from starmin.algorithms.base import (
+    Algorithm,
+    AutoRun,
+    Progress,
+    flag_option,
+    silent,
+    whole_option,
+)
 from starmin.algorithms.heuristic import _level_steps as steps
 from starmin.algorithms.heuristic._assignment import Assignment
 from starmin.algorithms.heuristic._bucket_lp import MAX_CROWDING, lp_pack_level
@@ -217,15 +224,16 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
                            f"{', '.join(sorted(_OPTIONS))}")
     k = int(model.k)
     a = pack(rt, k, seed=seed, borrow_slack=float(options.get("borrow_slack", 0.5)),
-             max_patterns=int(options.get("max_patterns", MAX_PATTERNS)),
-             lp_levels=int(options.get("lp_levels", LP_LEVELS)),
-             lp_max_vars=int(options.get("lp_max_vars", LP_MAX_VARS)),
-             lp_max_iterations=int(options.get("lp_max_iterations", LP_MAX_ITERATIONS)),
+             max_patterns=whole_option(NAME, options, "max_patterns", MAX_PATTERNS, 1),
+             lp_levels=whole_option(NAME, options, "lp_levels", LP_LEVELS),
+             lp_max_vars=whole_option(NAME, options, "lp_max_vars", LP_MAX_VARS),
+             lp_max_iterations=whole_option(NAME, options, "lp_max_iterations",
+                                            LP_MAX_ITERATIONS),
              lp_max_crowding=float(options.get("lp_max_crowding", MAX_CROWDING)),
              progress=report)
     certificate: dict[str, Any] = {"pattern_stars": a.stars, "seed": seed}
     lower = None
-    if options.get("bounds", True):
+    if flag_option(NAME, options, "bounds", True):
         from starmin.algorithms.bounds import k_anonymity_lower_bounds
         from starmin.algorithms.charge_bound import charge_lower_bound
 

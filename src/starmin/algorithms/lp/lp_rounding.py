@@ -29,7 +29,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from starmin.algorithms.base import Algorithm, AutoRun, Progress, admit, silent
+from starmin.algorithms.base import (
+    Algorithm,
+    AutoRun,
+    Progress,
+    admit,
+    flag_option,
+    silent,
+    whole_option,
+)
 from starmin.algorithms.lp.relaxation import Relaxation, relaxations, with_column
 from starmin.algorithms.lp.work import iteration_budget, work_units
 from starmin.data.rowtypes import RowTypes
@@ -177,13 +185,13 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
                            "(k-anonymity, frequency and recursive l-diversity), "
                            f"not {model.name}'s (t-closeness's EMD slacks are continuous): "
                            "use rounding_solver='highs'")
+    sizes = {o: whole_option(NAME, options, o, d, 1)
+             for o, d in (("max_rounds", 60), ("max_patterns", 5000), ("node_limit", 2000))}
     try:
-        cg, groups = rounded(rt, model, rel, max_rounds=int(options.get("max_rounds", 60)),
-                             max_patterns=int(options.get("max_patterns", 5000)),
-                             node_limit=int(options.get("node_limit", 2000)),
+        cg, groups = rounded(rt, model, rel, **sizes,
                              gap=rounding_gap(options.get("rounding_gap", ROUNDING_GAP)),
                              max_iterations=options.get("max_iterations"), progress=say,
-                             complete_only=bool(options.get("complete_only", False)),
+                             complete_only=flag_option(NAME, options, "complete_only", False),
                              solver=solver, work=work, seed=seed)
     except WorkLimit as exc:  # complete_only: a round's solve reached the budget
         raise SolverLimit(f"{NAME}: column generation stopped at its work limit before the LP "

@@ -79,6 +79,7 @@ from starmin.algorithms.base import (
     deadline_after,
     seconds_until,
     silent,
+    whole_option,
 )
 from starmin.algorithms.lp.cuts import (
     Cut,
@@ -243,7 +244,7 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
 
     admit(NAME, supports, model, rt, options, _OPTIONS)
     say = progress or silent
-    node_limit = int(options.get("node_limit", 20_000))
+    node_limit = whole_option(NAME, options, "node_limit", 20_000, 1)
     seconds = options.get("time_limit")
     pairs = Pairs.of(rt)
     cert: dict[str, Any] = {"milp_node_limit": node_limit, "seed": seed}

@@ -50,7 +50,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from starmin.algorithms.base import Algorithm, Progress, admit, silent
+from starmin.algorithms.base import (
+    Algorithm,
+    Progress,
+    admit,
+    flag_option,
+    silent,
+    whole_option,
+)
 from starmin.algorithms.lp.pairs import Pairs
 from starmin.algorithms.recode.node_costs import (
     OBJECTIVES,
@@ -96,7 +103,7 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     admit(NAME, supports, model, rt, options, _OPTIONS)
     say = progress or silent
     objective = check_objective(options.get("objective", "stars"))
-    max_rounds = int(options.get("max_rounds", MAX_ROUNDS))
+    max_rounds = whole_option(NAME, options, "max_rounds", MAX_ROUNDS)
     trees = column_trees(rt.dgh, objective)
     pairs, start = _start(rt, model, options.get("start"), seed, say)
     part, X, rounds = specialize(rt, model, trees, pairs, max_rounds=max_rounds, start=start,
@@ -113,7 +120,7 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     cert: dict[str, Any] = {"objective": objective, "rounds": rounds,
                             "start": options.get("start") or "whole table",
                             "objective_value": round(cost, 9), "seed": seed}
-    if objective == "loss" and options.get("bound", True):
+    if objective == "loss" and flag_option(NAME, options, "bound", True):
         from starmin.algorithms.loss_bound import certified_loss_bound
 
         lb = certified_loss_bound(rt, model, progress=say)
