@@ -75,6 +75,16 @@ def test_write_from_pandas_writes_the_polars_form(tmp_path: Path) -> None:
     assert (tmp_path / "rel.parquet.report.json").exists()
 
 
+def test_a_pandas_table_keeps_its_index() -> None:
+    """The rows keep their order, so a pandas table comes back with its own index (often the
+    record key; it came back as a RangeIndex)."""
+    data = _table().to_pandas()
+    data.index = pd.Index([10 * i + 7 for i in range(len(data))], name="id")
+    release = starmin.anonymize(data, qi="zip,age", k=3)
+    assert release.table.index.equals(data.index)
+    assert list(release.table.columns) == list(data.columns)
+
+
 @pytest.mark.parametrize(("name", "words"), [
     ("rel.txt", ("'.txt'", "give path a file name")),
     ("folder", ("is a folder",)),

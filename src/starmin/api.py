@@ -37,9 +37,10 @@ from starmin.transform.plan import ReleasePlan
 class Release:
     """A verified release: the table, the plan behind it, the verifier's verdict, the report.
 
-    ``table`` comes back in the kind the data came in: a pandas DataFrame for pandas, a pyarrow
-    Table for pyarrow, a polars DataFrame (or LazyFrame) for polars, and a polars DataFrame for
-    a file path or a bundled sample; with the Spark engine, a Spark DataFrame.
+    ``table`` comes back in the kind the data came in: a pandas DataFrame for pandas (with its
+    index), a pyarrow Table for pyarrow, a polars DataFrame (or LazyFrame) for polars, and a
+    polars DataFrame for a file path or a bundled sample; with the Spark engine, a Spark
+    DataFrame.
     :meth:`write` writes the release and its report through the engine that made it.
     ``report`` is the typed :class:`~starmin.report.record.Report`, also readable as a mapping
     over its JSON form (``release.report["stars"]``).
@@ -684,15 +685,18 @@ def _check_attributes(attributes: object, method: object) -> None:
 
 
 def as_kind_of(data: Any, table: Any) -> Any:
-    """``table`` in the kind ``data`` came in (pandas, pyarrow, polars; polars for paths);
-    a table that is not a polars DataFrame (a Spark release) as it is."""
+    """``table`` in the kind ``data`` came in (pandas, with ``data``'s index; pyarrow; polars;
+    polars for paths); a table that is not a polars DataFrame (a Spark release) as it is."""
     if not isinstance(table, pl.DataFrame):
         return table
     if isinstance(data, pl.LazyFrame):
         return table.lazy()
     mod = type(data).__module__
-    if mod.startswith("pandas"):
-        return table.to_pandas()
+    if mod.startswith("pandas"):  # the rows keep their order, so they keep their index
+        out = table.to_pandas()
+        if len(out) == len(data):
+            out.index = data.index
+        return out
     if mod.startswith("pyarrow"):
         return table.to_arrow()
     return table
