@@ -259,6 +259,24 @@ def test_column_names_polars_reads_as_patterns(tmp_path: Path,
         assert "cannot be checked" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(("content", "words"), [
+    (b"a,b\xff\n1,2\n1,2\n", "line 1 (the header) is not UTF-8 text (byte 0xff)"),
+    (b"a,b\r1,2\r1,2\r", "carriage return alone (old Mac line endings)")])
+def test_a_bad_header_or_line_ending_is_named(tmp_path: Path, content: bytes, words: str,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    # a bad byte in the header was replaced by U+FFFD and written into the release; a file
+    # with CR line endings was "a header but no records"
+    from starmin.cli.main import main
+
+    src = tmp_path / "t.csv"
+    src.write_bytes(content)
+    out = tmp_path / "out.csv"
+    assert main(["-q", "anonymize", str(src), "--qi", "a", "--k", "2", "-o", str(out)]) == 2
+    assert words in capsys.readouterr().err and not out.exists()
+    assert main(["-q", "verify", str(src), "--qi", "a", "--k", "2"]) == 2
+    assert words in capsys.readouterr().err
+
+
 def test_csv_values_are_kept_as_written(tmp_path: Path) -> None:
     # leading zeros, a trailing zero and a late "?" (after any schema-inference window)
     rows = ["zip;age;score;s"] + [f"0{2100 + i % 7};{20 + i % 40};{i % 5}.5;x"

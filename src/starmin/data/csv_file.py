@@ -37,8 +37,27 @@ def sniff_separator(path: Path) -> str:
     return best
 
 
+def no_records(path: Path, head: bytes) -> InvalidInput:
+    """The error for a CSV file that read as a header without records (``head``: its first
+    bytes): old Mac line endings (a carriage return alone) make the whole file one line."""
+    if b"\r" in head and b"\n" not in head:
+        return InvalidInput(f"{path} ends its lines with a carriage return alone (old Mac "
+                            "line endings), so it reads as one line: save it with LF or CRLF "
+                            "line endings")
+    return InvalidInput(f"{path} has a header but no records: give at least one record")
+
+
 def unique_header(path: Path, sep: str) -> list[str]:
-    """The header's column names; two columns may not share a name."""
+    """The header's column names; two columns may not share a name, and the header must be
+    UTF-8 text (a bad byte there was replaced by U+FFFD and written into the release)."""
+    with open(path, "rb") as raw:
+        first = raw.readline()
+    try:
+        first.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(f"{path} line 1 (the header) is not UTF-8 text (byte "
+                           f"0x{first[exc.start]:02x}): save the file as UTF-8 (e.g. iconv -f "
+                           "latin1 -t utf-8)") from None
     with open(path, encoding="utf-8-sig", errors="replace", newline="") as fh:
         header = next(csv.reader(fh, delimiter=sep), [])
     seen: set[str] = set()

@@ -21,6 +21,7 @@ from starmin.data.csv_file import (
     checked_lines,
     exact_number,
     first_line,
+    no_records,
     scan,
     sniff_separator,
     unique_header,
@@ -119,7 +120,7 @@ def _read_csv(path: Path, separator: str | None, schema: Schema | None) -> pl.Da
                            f"({first_line(exc)}): fix the file or give a Parquet file") from None
     df = checked_lines(df, path, sep, len(header))
     if df.height == 0:
-        raise InvalidInput(f"{path} has a header but no records: give at least one record")
+        raise no_records(path, head)
     # each column under a plain name while it is converted: polars runs some Series methods
     # as a select on the Series' name, which a name such as "^b$" turns into a pattern
     return df.with_columns([(coded_as_number if c in coded else as_number)(

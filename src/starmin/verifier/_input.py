@@ -23,6 +23,7 @@ from starmin.data.csv_file import (
     checked_lines,
     exact_number,
     first_line,
+    no_records,
     scan,
     sniff_separator,
     unique_header,
@@ -83,6 +84,8 @@ def read(path: Path, sensitive: tuple[str, ...],
                            f"cannot read {path} as CSV with separator {sep!r} "
                            f"({first_line(exc)}): fix the file or give a Parquet file") from None
     df = checked_lines(df, path, sep, width)
+    if df.height == 0 and b"\r" in head and b"\n" not in head:
+        raise no_records(path, head)
     return df.with_columns([_numeric(df[c]) for c in sensitive if c in df.columns])
 
 
