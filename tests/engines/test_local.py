@@ -235,6 +235,12 @@ def test_nan_in_a_csv_is_a_value_of_its_own(tmp_path: Path) -> None:
     assert main(["-q", "anonymize", str(sa), "--qi", "a", "--sensitive", "s", "--l", "2",
                  "-o", str(out)]) == 0
     assert out.read_text().splitlines() == ["a,s", "x,NaN", "x,1.5", "y,NaN", "y,"]
+    # a quoted "" is the empty string, not the missing value (the writer writes them so)
+    sa.write_text('a,s\nx,""\nx,\ny,""\ny,\n')
+    assert read_table(sa)["s"].to_list() == ["", None, "", None]
+    assert main(["-q", "anonymize", str(sa), "--qi", "a", "--sensitive", "s", "--l", "2",
+                 "-o", str(out)]) == 0
+    assert out.read_text() == sa.read_text()
 
 
 def test_column_names_polars_reads_as_patterns(tmp_path: Path,

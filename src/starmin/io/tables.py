@@ -112,7 +112,7 @@ def _read_csv(path: Path, separator: str | None, schema: Schema | None) -> pl.Da
         schema.check_columns(header, source=path)
     coded = set(schema.qi) | set(schema.sensitive) if schema is not None else set()
     try:
-        df = pl.read_csv(path, separator=sep, infer_schema=False, null_values=[""],
+        df = pl.read_csv(path, separator=sep, infer_schema=False,
                          schema_overrides={c: pl.Categorical for c in coded})
     except pl.exceptions.PolarsError as exc:
         raise InvalidInput(scan(path, sep, len(header))[0] or

@@ -68,6 +68,16 @@ def test_adult_row_types(spark: Any, adult: Path) -> None:
                    aggregate(adult, ADULT_QI, "occupation", engine="spark"))
 
 
+def test_empty_text_missing_values_and_nan_read_alike(spark: Any, tmp_path: Path) -> None:
+    """A quoted "" is the empty string, an empty field the missing value and "NaN" text, in
+    both readers (the local one read "" as missing, and so did this one)."""
+    path = tmp_path / "t.csv"
+    path.write_text('a,b,s\nx,"",p\nx,,q\ny,"",p\ny,NaN,q\nx,1.5,p\ny,,q\n')
+    local = aggregate(path, ["a", "b"], "s")
+    same_row_types(local, aggregate(path, ["a", "b"], "s", engine="spark"))
+    assert set(local.domains[1]) == {"", "1.5", "NaN", None}
+
+
 @pytest.mark.parametrize("params", [{"k": 5, "method": "m-approx"},
                                     {"l": 3, "method": "tp"}],
                          ids=["k5", "l3"])

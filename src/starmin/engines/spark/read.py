@@ -54,6 +54,10 @@ def read(spark: Any, source: Any, schema: Schema | None) -> Any:
     return numbered(df, schema)
 
 
+_EMPTY = "\x00starmin:empty\x00"
+"""What Spark's reader gives a quoted empty field (no text file holds NUL characters)."""
+
+
 def _read_csv(spark: Any, path: Path, schema: Schema | None) -> Any:
     from pyspark.sql import functions as F
 
@@ -66,10 +70,14 @@ def _read_csv(spark: Any, path: Path, schema: Schema | None) -> Any:
     from pyspark.sql import types as T
 
     text_schema = T.StructType([T.StructField(c, T.StringType()) for c in header])
+    # an empty field is null (the missing value) and a quoted "" the empty string, as the
+    # local reader reads them (and as the writers write them); Spark reads both as null
+    # unless the quoted one is given a text of its own, put back to "" here
     reader = spark.read.options(header=True, sep=sep, quote='"', escape='"', mode="FAILFAST",
-                                encoding="UTF-8").schema(text_schema)
+                                encoding="UTF-8", emptyValue=_EMPTY).schema(text_schema)
     text = _spark_read(lambda: reader.csv(str(path)), path, "CSV")
-    text = text.select([F.when(F.col(_q(c)) != "", F.col(_q(c))).alias(c) for c in header])
+    text = text.select([F.when(F.col(_q(c)) == _EMPTY, F.lit("")).otherwise(F.col(_q(c)))
+                        .alias(c) for c in header])
     text = text.persist(_storage())
     try:
         int_ok, float_ok = number_rule(text, header)
