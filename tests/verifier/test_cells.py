@@ -70,7 +70,7 @@ def test_without_the_original_nothing_changes(age_file: Path) -> None:
     rel = release(["30-34", "30-34", "*", "*", "*", "30-34"])
     v = verify(rel, ["age", "sex"], None, [KAnonymity(2)])
     assert v.cells is None and "cells" not in v.as_dict()
-    with pytest.raises(InvalidInput, match="needs the original table: pass original="):
+    with pytest.raises(InvalidInput, match="needs the original table: give it with original=TABLE"):
         verify(rel, ["age"], None, [KAnonymity(2)], hierarchies={"age": age_file})
 
 
@@ -113,6 +113,6 @@ def test_cli_verify_with_original_and_hierarchy(tmp_path: Path, age_file: Path) 
     assert cells["violating_cells"] == 1 and cells["examples"] == [
         {"row": 2, "column": "age", "original": "35", "released": "40-49"}]
     usage = run(good, "--hierarchy", f"age={age_file}")
-    assert usage.returncode == 2 and "needs the original table" in usage.stderr
+    assert usage.returncode == 2 and "give it with --original FILE" in usage.stderr
     usage = run(good, "--hierarchy", "age")
     assert usage.returncode == 2 and "expected COL=FILE" in usage.stderr

@@ -27,7 +27,7 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
-from starmin.errors import InvalidInput
+from starmin.errors import InvalidInput, on_command_line
 from starmin.models.base import Evaluation, PrivacyModel
 from starmin.models.combine import AllOf
 from starmin.verifier._cells import HierarchyRows, check_cells
@@ -81,8 +81,9 @@ def verify(
     sa_t = names(sensitive, "sensitive")
     flat = _flatten(models)
     if hierarchies and original is None:
+        given = "--original FILE" if on_command_line() else "original=TABLE"
         raise InvalidInput("checking released cells against hierarchies needs the original "
-                           "table: pass original=TABLE (on the command line: --original FILE)")
+                           f"table: give it with {given}")
     needy = [m.name for m in flat if m.uses_sensitive]
     if type(table).__module__.startswith("pyspark"):  # the Spark path (.spark): rows stay put
         from starmin.verifier.spark import spark_cells, spark_classes
