@@ -143,7 +143,7 @@ MODELS: dict[str, Callable[[], PrivacyModel]] = {
     "distinct-l2": lambda: DistinctLDiversity(2),
     "entropy-l2": lambda: EntropyLDiversity(2),
     "recursive-c2-l2": lambda: RecursiveCLDiversity(2, 2),
-    "recursive-c2-l1": lambda: RecursiveCLDiversity(2, 1),  # every class passes: optimum 0
+    "recursive-c0.5-l1": lambda: RecursiveCLDiversity(0.5, 1),  # l = 1: the share cap is c
     "t0.3-equal": lambda: TCloseness(0.3, EqualDistance()),
     "t0.2-ordered": lambda: TCloseness(0.2, OrderedDistance()),
     "t0.25-hierarchical": lambda: TCloseness(0.25, HIERARCHY),
