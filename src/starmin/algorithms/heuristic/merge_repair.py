@@ -85,6 +85,7 @@ from starmin.algorithms.heuristic._carve import carve
 from starmin.algorithms.heuristic._distinct_lp import LP_LEVELS as DISTINCT_LP_LEVELS
 from starmin.algorithms.heuristic._distinct_lp import joint_work
 from starmin.algorithms.heuristic._distinct_lp import work as distinct_lp_work
+from starmin.algorithms.heuristic._flow_polish import GAIN as FLOW_GAIN
 from starmin.algorithms.heuristic._flow_polish import ROUNDS as FLOW_ROUNDS
 from starmin.algorithms.heuristic._flow_polish import flow_polish
 from starmin.algorithms.heuristic._frequency_joint import MIN_L as FREQUENCY_JOINT_MIN_L
@@ -226,9 +227,9 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     32; 0: no pulls), ``eject`` (default True), ``h`` and ``full_scan`` (partners are sought
     among ``h`` neighbours per sort order while more than ``full_scan`` classes are alive, among
     all classes after; defaults 64 and 20,000), ``refine``, ``carve`` and ``moves`` (the three
-    polishing steps, default True), ``flow_rounds`` (default 0: none; the flow polish of
-    :mod:`._flow_polish` after them, at most that many rounds, for frequency l-diversity
-    alone or with ``k <= l``, one sensitive column; e.g. ``flow_rounds=3``). Deterministic
+    polishing steps, default True), ``flow_rounds`` (default 4; 0: none; after them, for
+    frequency l-diversity alone or with ``k <= l`` on one sensitive column, at most that many
+    cycles of a flow round of :mod:`._flow_polish` and carving). Deterministic
     for a given ``seed`` (it only breaks ties).
     Raises ``Infeasible`` when no release satisfies the model and ``InvalidInput`` for a bad
     option.
@@ -612,20 +613,20 @@ def choose_partner(cls: Classes, a: int, st: Settings, tie: IntArray,
 def polish(rt: RowTypes, classes: list[Entries], judge: Judge, st: Settings,
            k: int = 1, flow_l: int | None = None) -> ReleasePlan:
     """Split refinement (:mod:`._split_refine`), carving (:mod:`._carve`), then move
-    refinement (:mod:`._moves`), then with ``st.flow_rounds`` the flow polish of
-    :mod:`._flow_polish` when ``flow_l`` is frequency l-diversity's ``l`` (the model is the
-    diverse start's, :func:`diverse_suits`, on one sensitive column). ``k``: the fewest rows
-    of a class satisfying the model (:func:`class_floor`), which carving uses to skip
-    classes and parts.
+    refinement (:mod:`._moves`), then, when ``flow_l`` is frequency l-diversity's ``l`` (the
+    model is the diverse start's, :func:`diverse_suits`, on one sensitive column), up to
+    ``st.flow_rounds`` cycles of one flow round of :mod:`._flow_polish` and carving, while a
+    cycle saves at least :data:`._flow_polish.GAIN` of the stars. ``k``: the fewest rows of a
+    class satisfying the model (:func:`class_floor`), which carving uses to skip classes and
+    parts.
 
     A partition with no star is returned as it is: every step only lowers the stars, and a
     release without stars is one plan whatever the partition (every class's suppressor is its
     row type, and equal output vectors are one class), so polishing could not change it."""
     flow = st.flow_rounds > 0 and flow_l is not None
-    if st.refine or st.carve or st.moves or flow:
-        plan = ReleasePlan.from_groups(rt, classes, NAME, GUARANTEE)
-        if plan.stars == 0:
-            return plan
+    plan = ReleasePlan.from_groups(rt, classes, NAME, GUARANTEE)
+    if plan.stars == 0 or not (st.refine or st.carve or st.moves or flow):
+        return plan
     if st.refine:
         classes = refine(rt, classes, judge)
     if st.carve:
@@ -636,7 +637,15 @@ def polish(rt: RowTypes, classes: list[Entries], judge: Judge, st: Settings,
             classes = carve(rt, classes, judge, k)
     if flow:
         assert flow_l is not None
-        classes = flow_polish(rt, classes, judge, flow_l, st.flow_rounds)
+        stars = ReleasePlan.from_groups(rt, classes, NAME, GUARANTEE).stars
+        for _ in range(st.flow_rounds):  # a flow round, then carving the classes it left
+            classes = flow_polish(rt, classes, judge, flow_l, 1)
+            if st.carve:
+                classes = carve(rt, classes, judge, k)
+            now = ReleasePlan.from_groups(rt, classes, NAME, GUARANTEE).stars
+            if now > stars * (1 - FLOW_GAIN):  # this cycle gained too little: the last
+                break
+            stars = now
     return ReleasePlan.from_groups(rt, classes, NAME, GUARANTEE)
 
 
