@@ -26,6 +26,7 @@ from starmin.models import (
 )
 from starmin.models.apply import holds
 from starmin.transform.plan import ReleasePlan
+from tests.helpers.polish import checked_step
 from tests.helpers.tables import from_rows, random_table
 
 HIER = HierarchicalDistance((("0", "a", "*"), ("1", "a", "*"), ("2", "b", "*"),
@@ -61,22 +62,7 @@ def test_carving_takes_part_of_a_group() -> None:
 
 
 def _check(rt: RowTypes, model: PrivacyModel, classes: list[Entries]) -> int:
-    judge = merge_repair.make_judge(model, rt)
-    parts = carve(rt, classes, judge)
-    again = carve(rt, classes, judge)                       # deterministic
-    assert len(again) == len(parts)
-    assert all(np.array_equal(a, b) for p, q in zip(parts, again, strict=True)
-               for a, b in zip(p, q, strict=True))
-    kept = np.zeros_like(rt.counts)
-    for t, k, c in parts:
-        assert (c > 0).all()
-        np.add.at(kept, (t, k), c)
-    assert np.array_equal(kept, rt.counts)                  # every row, once
-    plan = ReleasePlan.from_groups(rt, parts, "x", merge_repair.GUARANTEE)
-    assert holds(model, rt, plan.class_key_counts(rt.s)).all()
-    before = _stars(rt, classes)
-    assert plan.stars <= before
-    return before - plan.stars
+    return checked_step(carve, rt, model, classes)
 
 
 @pytest.mark.parametrize("model", MODELS, ids=lambda m: m.name)
