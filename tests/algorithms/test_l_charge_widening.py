@@ -221,3 +221,22 @@ def test_the_check_sums_the_buckets_one_level_up(kind: str) -> None:
 
 def test_constants() -> None:
     assert l_charge_widening.ROUNDS >= 1 and 0 < l_charge_widening.AT_END < 0.01
+
+
+def test_adult_l3_takes_the_widened_lp() -> None:
+    """ARX adult (8 QIs, occupation), frequency l = 3: the restricted LP gains 0.44 % (over
+    :data:`GAIN`) and the first widened LP (1.14 million nonzeros, within
+    :data:`WIDENED_MAX_NONZEROS`) raises the bound to 20,349 (issue 8's l = 3 row: 22,284
+    stars, gap 1.095); with the limits of stop 51 it stayed at 20,049."""
+    from starmin.algorithms.l_charge_bound import frequency_charge_bound
+    from tests.helpers.adult import adult_encoded
+
+    rt = adult_encoded()[2].row_types
+    h = rt.sensitive_histograms(rt.counts)[0]
+    needed = ((h > 0).sum(axis=1) < 3) | (leaving_rows(h, 3).sum(axis=1) > 0)
+    lev = levels(rt.codes, h, 3, needed)
+    said: list[str] = []
+    bound = frequency_charge_bound(rt.codes, h, 3, lev, last_level(rt.m, rt.t_in), said.append)
+    assert bound is not None and bound >= 20_300
+    assert any("widened LP 1" in line for line in said)
+    assert l_charge_widening.WIDENED_MAX_NONZEROS >= 1_140_000 > l_charge_widening.MAX_NONZEROS

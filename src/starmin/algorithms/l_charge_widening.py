@@ -34,10 +34,11 @@ So, from charges that passed the check (a stage of :mod:`.l_charge_bound`):
    lowers the bound.
 3. *The widened LP*: every free charge again, with the new upper ends, by the caller's
    simplex stage when it fits :data:`SIMPLEX_MAX_NONZEROS`; a larger one by PDLP
-   within :data:`MAX_NONZEROS`, but only when the restricted LP raised the bound by at least
-   :data:`GAIN` (PDLP's widened LPs cost up to 4 s and, on the uniform random tables below,
-   gave 0-0.4 %). Checked as before; then step 1 and this step again, at most :data:`ROUNDS`
-   widened LPs, while each raises the bound.
+   within :data:`WIDENED_MAX_NONZEROS`, but only when the restricted LP raised the bound by
+   at least :data:`GAIN` (PDLP's widened LPs cost up to 4 s and, on the uniform random
+   tables below, gave 0-0.4 %; adult's frequency l = 3 9 s for +1.5 %). Checked as before;
+   then step 1 and this step again, at most :data:`ROUNDS` widened LPs, while each raises
+   the bound.
 
 Every LP is within a deterministic work limit (never a clock); an LP that stops, or an answer
 that fails the check, ends the steps with the bound before it.
@@ -45,11 +46,13 @@ that fails the check, ends the steps with the bound before it.
 Measured (``bench/charge_widening.py``, 2026-11-27 22:53 UTC; the table in
 ``docs/algorithms/lower-bounds.md``): the first 2,000 rows of adult, frequency l = 3 / 5,
 2,615 / 3,635 -> 2,670 / 4,030 (+2.1 / +10.9 %; the LP core's optima 2,678 / 4,131) for 1.8 /
-4.4 CPU s more; the whole of adult, where every widened LP is over its nonzero limit and the
-restricted LP gives the gain, frequency l = 3 19,962 -> 20,049 and distinct q = 5 / 6 25,143 /
-28,451 -> 25,205 / 28,533 for 0.8-1.4 CPU s more. On the 14 uniform random tables of
-``bench/auto_budget.py --shapes`` (56 runs) at most +0.08 %, for a median of 0.07 CPU s more
-(at most 1.9); before the gate of step 3, PDLP's widened LPs had cost up to 3.9 s there.
+4.4 CPU s more; the whole of adult, where until stop 52 every widened LP was over its nonzero
+limit and the restricted LP gave the gain, frequency l = 3 19,962 -> 20,049 and distinct
+q = 5 / 6 25,143 / 28,451 -> 25,205 / 28,533 for 0.8-1.4 CPU s more; since stop 52 (limits
+above) frequency l = 3 takes the first widened LP by PDLP: 20,349, 9 s of wall clock more.
+On the 14 uniform random tables of ``bench/auto_budget.py --shapes`` (56 runs) at most
++0.08 %, for a median of 0.07 CPU s more (at most 1.9); before the gate of step 3, PDLP's
+widened LPs had cost up to 3.9 s there.
 """
 
 from __future__ import annotations
@@ -68,16 +71,22 @@ from starmin.algorithms.heuristic.pattern_keys import IntArray
 ROUNDS = 2
 """Widened LPs at most (step 3 of the module docstring); the callers' ``widen`` default."""
 MAX_NONZEROS = 400_000
-"""A widened LP is not built beyond this many nonzeros (ARX adult, l = 3: the first round's
-LP needs 1.14 million, and PDLP took 11 s of wall clock for it)."""
+"""The restricted LP is not built beyond this many nonzeros (ARX adult, l = 4: 1.0 million,
+where Glop stopped at its work limit after 12 s with nothing)."""
+WIDENED_MAX_NONZEROS = 1_200_000
+"""A widened LP is not built beyond this many nonzeros (ARX adult, frequency l = 3: the first
+round's LP needs 1.14 million, PDLP 9 s of wall clock for it, 20,049 -> 20,349; 400,000 until
+stop 52; the second round's 1.63 million is over it)."""
 SIMPLEX_MAX_NONZEROS = 60_000
 """A widened LP up to this many nonzeros goes to the caller's simplex stage whatever the
 restricted LP gained (the frequency LP's dual simplex limit, :data:`.l_charge_bound.
 FULL_MAX_NONZEROS`); a larger one needs :data:`GAIN`."""
 AT_END = 1e-3
 """A free charge within this much of its upper end counts as reaching it."""
-GAIN = 0.005
-"""The restricted LP's relative gain that starts the widened LPs (module docstring)."""
+GAIN = 0.004
+"""The restricted LP's relative gain that starts the widened LPs (module docstring; 0.005
+until stop 52: adult's frequency l = 3 gains 0.44 %, the uniform random tables at most
+0.08 %)."""
 RESTRICTED_WORK = 1.0
 """Glop's deterministic time for the restricted LP."""
 
@@ -107,8 +116,8 @@ def widened_bound(cells: Cells, charge: NDArray[np.float64], bound: int, lev: In
     ``cells``, checked with every upper end at ``L + 1``, giving ``bound``): at least
     ``bound``. ``lev``/``free_t``: the row types' levels and which have free charges; ``m``
     the QI columns (no upper end beyond ``m`` stars). ``simplex`` (within
-    :data:`SIMPLEX_MAX_NONZEROS`) and ``pdlp`` (within :data:`MAX_NONZEROS`) solve the widened
-    LPs, ``build`` the restricted one (within :data:`MAX_NONZEROS`; the caller's Glop solver
+    :data:`SIMPLEX_MAX_NONZEROS`) and ``pdlp`` (within :data:`WIDENED_MAX_NONZEROS`) solve the
+    widened LPs, ``build`` the restricted one (within :data:`MAX_NONZEROS`; the caller's Glop solver
     ``glop(work, lp, weights, progress, what)`` solves it within :data:`RESTRICTED_WORK`);
     ``max_nonzeros`` replaces all three limits."""
     f = cells.free
@@ -143,7 +152,8 @@ def widened_bound(cells: Cells, charge: NDArray[np.float64], bound: int, lev: In
                         width, check)
         if small != OVER or not large:
             return None if small == OVER else small
-        return pdlp(MAX_NONZEROS if max_nonzeros is None else max_nonzeros, on, width, check)
+        return pdlp(WIDENED_MAX_NONZEROS if max_nonzeros is None else max_nonzeros, on, width,
+                    check)
 
     grow = grown(charge)
     if not grow.any():
