@@ -48,7 +48,9 @@ Algorithm (each class is released as its suppressor, Liang & Yuan Sec. 2).
    rows sharing a value of a starred column, in the class's own mix of sensitive values,
    becomes a class when it and the rest satisfy the model), then move refinement
    (:mod:`._moves`: rows move to a covering class with fewer stars when both classes still
-   satisfy the model).
+   satisfy the model); for frequency l-diversity (with ``k <= l``) on one sensitive column,
+   then up to ``flow_rounds`` cycles of the flow polish (:mod:`._flow_polish`: every row
+   re-dealt among the classes by one minimum-cost flow) and carving.
 4. The release is replaced by the single class of the whole table if that has fewer stars.
 
 Complexity: per step ``O(g m)`` for pricing merges against ``g`` live classes (``O(h m^2)`` with
