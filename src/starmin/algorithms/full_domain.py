@@ -56,7 +56,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from starmin.algorithms._progress import Meter
-from starmin.algorithms.base import Algorithm, Progress, silent
+from starmin.algorithms.base import Algorithm, Progress, flag_option, silent, whole_option
 from starmin.algorithms.objective import CellCosts, loss_scale_reason, objective_option
 from starmin.data.rowtypes import RowTypes
 from starmin.errors import Infeasible, InvalidInput, SolverLimit
@@ -286,15 +286,8 @@ def _options(options: dict[str, Any]) -> tuple[str, int, bool]:
         raise InvalidInput(f"{NAME} takes the options objective, max_checks and prune, "
                            f"not {unknown}")
     objective = objective_option(NAME, options)
-    max_checks = options.get("max_checks", MAX_CHECKS)
-    if isinstance(max_checks, bool) or not isinstance(max_checks, int | np.integer) \
-            or max_checks < 1:
-        raise InvalidInput(f"{NAME}: max_checks must be a whole number >= 1, got "
-                           f"{max_checks!r}")
-    prune = options.get("prune", True)
-    if not isinstance(prune, bool):
-        raise InvalidInput(f"{NAME}: prune must be True or False, got {prune!r}")
-    return objective, int(max_checks), prune
+    max_checks = whole_option(NAME, options, "max_checks", MAX_CHECKS, 1)
+    return objective, max_checks, flag_option(NAME, options, "prune", True)
 
 
 def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,

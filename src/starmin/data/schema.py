@@ -47,6 +47,12 @@ def unknown_column(name: str, columns: Sequence[str], source: object = None) -> 
     return InvalidInput(f"unknown column {name!r}{where}: the columns are {shown}")
 
 
+def read_as_pattern(name: str) -> bool:
+    """Whether polars reads column name ``name`` as every column (``*``) or as a pattern
+    (``^...$``), so that no role can be given to it."""
+    return name == "*" or (name.startswith("^") and name.endswith("$"))
+
+
 def dtype_problem(dtype: pl.DataType) -> str | None:
     """What is wrong with ``dtype`` for a QI or sensitive column (None if it holds plain
     values: text, numbers, booleans, dates, times, or nothing but missing values)."""
@@ -107,7 +113,7 @@ class Schema:
                     raise InvalidInput(f"column {c!r} is named as {roles[c]} and as {role}: "
                                        "give each column exactly one role")
                 roles[c] = role
-                if c == "*" or (c.startswith("^") and c.endswith("$")):
+                if read_as_pattern(c):
                     raise InvalidInput(
                         f"column {c!r} cannot be given a role: starmin's table library reads "
                         "the name '*' as every column and a name from ^ to $ as a pattern; "

@@ -28,7 +28,7 @@ from starmin.data.csv_file import (
     sniff_separator,
     unique_header,
 )
-from starmin.data.schema import dtype_problem, unknown_column
+from starmin.data.schema import dtype_problem, read_as_pattern, unknown_column
 from starmin.errors import InvalidInput
 
 
@@ -165,7 +165,7 @@ def check_names(columns: list[str], qi: tuple[str, ...], sensitive: tuple[str, .
     for c in (*qi, *sensitive):
         if c not in columns:
             raise unknown_column(c, columns)
-        if c == "*" or (c.startswith("^") and c.endswith("$")):
+        if read_as_pattern(c):
             raise InvalidInput(f"column {c!r} cannot be checked: the table library reads the "
                                "name '*' as every column and a name from ^ to $ as a "
                                "pattern; rename the column (in the file's header or the table)")
