@@ -299,3 +299,42 @@ def test_csv_values_are_kept_as_written(tmp_path: Path) -> None:
     df = read_table(q)
     assert df.schema == pl.Schema({"a": pl.Int64, "b": pl.Float64, "c": pl.String})
     assert df["c"].to_list() == [None, "x"]  # an empty field is a missing value
+
+
+def test_float32_and_boolean_values_are_released_as_written(tmp_path: Path) -> None:
+    # A float32 0.1 was released as Python's text of its exact value, 0.10000000149011612, a
+    # hierarchy line "0.1;..." did not match it, and a truth value was released as "True"
+    # where the CSV writer writes "true"
+    import starmin
+    from starmin.cli.main import main
+    from starmin.transform.hierarchy import Hierarchy
+
+    df = pl.DataFrame({"a": pl.Series([0.1, 0.1, 0.2, 0.2, 0.3, 1e-7, None, None],
+                                      dtype=pl.Float32),
+                       "b": [True, True, False, False, True, True, None, None],
+                       "s": ["x", "y", "x", "y", "z", "x", "y", "x"]})
+    rel = starmin.anonymize(df, ["a", "b"], "s", k=2)
+    assert rel.table["a"].to_list() == ["0.1", "0.1", "0.2", "0.2", "*", "*", None, None]
+    assert rel.table["b"].to_list() == ["true", "true", "false", "false", "true", "true", None,
+                                        None]
+    src = tmp_path / "t.parquet"
+    df.write_parquet(src)
+    out = tmp_path / "out.csv"
+    assert main(["-q", "anonymize", str(src), "--qi", "a,b", "--sensitive", "s", "--k", "2",
+                 "-o", str(out)]) == 0
+    assert out.read_text().splitlines() == [
+        "a,b,s", "0.1,true,x", "0.1,true,y", "0.2,false,x", "0.2,false,y", "*,true,z",
+        "*,true,x", ",,y", ",,x"]
+    assert main(["-q", "verify", str(out), "--qi", "a,b", "--sensitive", "s", "--k", "2",
+                 "--original", str(src)]) == 0
+    # the verifier reads a float32 original by its shortest text too: a released exact value
+    # is a changed cell
+    bad = tmp_path / "bad.csv"
+    bad.write_text(out.read_text().replace("0.1,", "0.10000000149011612,"))
+    assert main(["-q", "verify", str(bad), "--qi", "a,b", "--sensitive", "s", "--k", "2",
+                 "--original", str(src)]) == 1
+    h = Hierarchy.parse("0.1;low;*\n0.2;low;*\n0.3;high;*\n", separator=";", name="a")
+    three = pl.DataFrame({"a": pl.Series([0.1, 0.2, 0.3, 0.3], dtype=pl.Float32),
+                          "s": ["x", "y", "x", "y"]})
+    rel = starmin.anonymize(three, ["a"], "s", k=2, hierarchies={"a": h})
+    assert rel.table["a"].to_list() == ["low", "low", "0.3", "0.3"]

@@ -28,11 +28,21 @@ def encode_column(s: pl.Series) -> tuple[NDArray[np.int32], tuple[object, ...]]:
         codes = u.search_sorted(s.fill_null(u[0] if len(u) else 0)).cast(pl.Int64)
     arr = codes.to_numpy().copy()
     miss = missing.to_numpy()
-    domain: list[object] = u.to_list()
+    domain = domain_values(u)
     if miss.any():
         arr[miss] = len(domain)
         domain.append(None)
     return arr.astype(np.int32), tuple(domain)
+
+
+def domain_values(u: pl.Series) -> list[object]:
+    """The distinct values ``u`` as Python objects. A 32-bit float becomes the 64-bit float of
+    its shortest decimal text (``0.1``, not ``0.10000000149011612``, the float32's exact
+    value), so that it is released, matched against hierarchy labels and ordered as written;
+    distinct float32 values keep distinct texts, in the same order."""
+    if u.dtype == pl.Float32:
+        return [float(v) for v in u.cast(pl.String).to_list()]
+    return list(u.to_list())
 
 
 def missing_as_null(name: str, dtype: pl.DataType) -> pl.Expr:
@@ -53,7 +63,7 @@ def code_values(s: pl.Series) -> tuple[NDArray[np.int32], tuple[object, ...]]:
     u = s.drop_nulls().unique().sort()
     codes = s.replace_strict(u, pl.int_range(len(u), dtype=pl.Int32, eager=True),
                              default=len(u), return_dtype=pl.Int32)
-    domain: list[object] = u.to_list()
+    domain = domain_values(u)
     if s.null_count():
         domain.append(None)
     return codes.to_numpy().astype(np.int32, copy=False), tuple(domain)

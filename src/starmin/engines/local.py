@@ -261,6 +261,10 @@ def _has_star(s: pl.Series) -> bool:
 
 
 def _text(v: object) -> str:
+    """A domain value's released text: a truth value as the CSV writer writes it (``true``),
+    a whole float with its ``.0``, anything else as Python writes it."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
     if isinstance(v, float) and v.is_integer():
         return repr(v)
     return str(v)

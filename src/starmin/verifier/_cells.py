@@ -169,10 +169,12 @@ def _pairs(rows: list[tuple[str, ...]]) -> pl.DataFrame:
 
 
 def _text(s: pl.Series) -> pl.Series:
-    """A column as text: strings as they are, other values as Python writes them."""
+    """A column as text: strings as they are, a 32-bit float by its shortest decimal text
+    (``0.1``; Python would write the float32's exact value ``0.10000000149011612``), other
+    values as Python writes them."""
     if s.dtype == pl.String:
         return s
-    if s.dtype == pl.Categorical or isinstance(s.dtype, pl.Enum):
+    if s.dtype == pl.Categorical or isinstance(s.dtype, pl.Enum) or s.dtype == pl.Float32:
         return s.cast(pl.String)
     u = s.unique(maintain_order=True).drop_nulls()
     if s.dtype.is_float():

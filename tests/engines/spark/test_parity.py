@@ -78,6 +78,20 @@ def test_empty_text_missing_values_and_nan_read_alike(spark: Any, tmp_path: Path
     assert set(local.domains[1]) == {"", "1.5", "NaN", None}
 
 
+def test_float32_and_boolean_parquet_released_alike(spark: Any, tmp_path: Path) -> None:
+    """A float32 QI is released by its shortest text (0.1) and a truth value as true, by
+    both engines (both had released 0.10000000149011612 and True)."""
+    path = tmp_path / "t.parquet"
+    pl.DataFrame({"a": pl.Series([0.1, 0.1, 0.2, 0.2, 0.3, 0.5], dtype=pl.Float32),
+                  "b": [True, True, False, False, True, True],
+                  "s": ["x", "y", "x", "y", "z", "x"]}).write_parquet(path)
+    local = starmin.anonymize(path, ["a", "b"], "s", k=2)
+    remote = starmin.anonymize(path, ["a", "b"], "s", k=2, engine="spark")
+    same_release(local, remote)
+    assert local.frame["a"].to_list() == ["0.1", "0.1", "0.2", "0.2", "*", "*"]
+    assert local.frame["b"].to_list() == ["true", "true", "false", "false", "true", "true"]
+
+
 @pytest.mark.parametrize("params", [{"k": 5, "method": "m-approx"},
                                     {"l": 3, "method": "tp"}],
                          ids=["k5", "l3"])
