@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 import pytest
@@ -149,6 +150,49 @@ def test_by_pdlp_a_bound_too(monkeypatch: pytest.MonkeyPatch) -> None:
         ran += 1
         near += got >= before - 1
     assert ran >= 10 and near >= ran * 0.8, (near, ran)
+
+
+def test_the_pdlp_and_repair_limits_are_the_t_lps_own(monkeypatch: pytest.MonkeyPatch
+                                                      ) -> None:
+    """PDLP runs within :data:`t_charge_bound.PDLP_WORK` and its repair within
+    :data:`t_charge_bound.REPAIR_WORK` deterministic seconds of Glop (the diversity LPs' 6e8
+    and 3 gave no bound on adult's t rows)."""
+    rt, model, _ = _with_charges()
+    monkeypatch.setattr(t_charge_bound, "SIMPLEX_MAX_NONZEROS", 0)
+    seen: list[tuple[float, float]] = []
+    real = l_charge_bound.first_order_bound
+
+    def spy(*args: Any) -> int | None:
+        seen.append((args[4].args[0].per_lp, args[7]))
+        return real(*args)
+
+    monkeypatch.setattr(l_charge_bound, "first_order_bound", spy)
+    assert "t-charges" in t_closeness_lower_bounds(rt, model)
+    assert seen == [(t_charge_bound.REPAIR_WORK, t_charge_bound.PDLP_WORK)]
+    assert t_charge_bound.REPAIR_WORK > 3 and t_charge_bound.PDLP_WORK > 6e8
+    # the other distances' LP is a relaxation: the diversity LPs' limits
+    from starmin.algorithms.charge_lp import MAX_WORK as GLOP_WORK
+    from starmin.algorithms.charge_pdlp import MAX_WORK
+
+    seen.clear()
+    for rt, t, _ in _solved("matrix", 1):
+        t_closeness_lower_bounds(rt, _model(t, "matrix"))
+    assert seen and set(seen) == {(GLOP_WORK, MAX_WORK)}
+
+
+def test_adult_takes_the_charge_lp() -> None:
+    """ARX adult (8 QIs, occupation), t = 0.5: the LP (1.0 million nonzeros) is within
+    :data:`t_charge_bound.LARGE_MAX_NONZEROS` since stop 53 and raises the bound from the
+    level flow's 25,428 to 26,088 (issue 8's t = 0.5 row); with stop 52's 400,000 it gave
+    none. Under a hierarchy the limit stays :data:`t_charge_bound.MAX_NONZEROS`."""
+    from tests.helpers.adult import adult_encoded
+
+    rt = adult_encoded()[2].row_types
+    said: list[str] = []
+    b = t_closeness_lower_bounds(rt, TCloseness(0.5), progress=said.append)
+    assert b.get("t-charges", 0) >= 26_000 > max(b[name] for name in OTHERS if name in b)
+    assert any("t charge LP by PDLP" in line for line in said)
+    assert t_charge_bound.MAX_NONZEROS < 1_000_000 < t_charge_bound.LARGE_MAX_NONZEROS
 
 
 def test_reports_carry_it() -> None:

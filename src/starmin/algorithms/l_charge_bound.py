@@ -246,19 +246,23 @@ def simplex_or_first_order(cells: Cells, build: Callable[..., Program | None],
                            check: Callable[[NDArray[np.float64]], bool], report: Progress,
                            what: str, simplex_limit: int, limit: int,
                            max_nonzeros: int | None = None,
-                           max_pdlp_work: float = PDLP_MAX_WORK) -> int | None:
+                           max_pdlp_work: float = PDLP_MAX_WORK,
+                           repair_work: float | None = None) -> int | None:
     """A charge LP's bound by one rule (the entropy and t-closeness LPs): ``build(limit,
     cells, chosen=None)`` up to ``simplex_limit`` nonzeros goes to HiGHS's dual simplex
     within :data:`MAX_ITERATIONS`; a larger one, up to ``limit``, to PDLP lowered and
-    repaired (:func:`.charge_pdlp.first_order_bound`, the repair by Glop within its
-    deterministic time, PDLP within ``max_pdlp_work``). ``max_nonzeros`` replaces both
-    limits. ``excesses`` and ``check`` as there; ``None`` when no bound."""
+    repaired (:func:`.charge_pdlp.first_order_bound`, the repair by Glop within
+    ``repair_work`` deterministic seconds, :class:`.charge_lp.Work`'s default when
+    ``None``; PDLP within ``max_pdlp_work``). ``max_nonzeros`` replaces both limits.
+    ``excesses`` and ``check`` as there; ``None`` when no bound."""
     lp = build(simplex_limit if max_nonzeros is None else max_nonzeros, cells)
     if lp is not None:
         return settle(lp, cells, partial(_highs, MAX_ITERATIONS), report, what, check)
     return first_order_bound(cells, partial(build, limit if max_nonzeros is None
                                             else max_nonzeros),
-                             excesses, check, partial(_glop, Work()), report,
+                             excesses, check,
+                             partial(_glop, Work() if repair_work is None else Work(repair_work)),
+                             report,
                              f"{what} by PDLP", max_pdlp_work)
 
 

@@ -52,7 +52,8 @@ one row with their largest charge).
 
 Solved as the diversity charge LPs (:mod:`.charge_lp`): up to :data:`SIMPLEX_MAX_NONZEROS`
 by HiGHS's dual simplex within :data:`.l_charge_bound.MAX_ITERATIONS`, beyond by PDLP, lowered
-and repaired (:mod:`.charge_pdlp`, within its work limit), up to :data:`MAX_NONZEROS`; the
+and repaired (:mod:`.charge_pdlp`, within its work limit), up to :data:`MAX_NONZEROS`
+(:data:`LARGE_MAX_NONZEROS` under the equal distance); the
 answer is checked from scratch on the grid-rounded charges (every bucket's ``T(B) <= 0``,
 exactly: the masses in whole rows of the table, ``tau N`` rounded up, which only loosens the
 claim) and a failing check gives no bound. Work limits only, never a clock.
@@ -61,8 +62,10 @@ Measured (ARX adult, 8 QIs, occupation, t = 0.2; 2026-11-28): the first 300 / 1,
 rows 998 / 2,728 / 4,906 against the best other t bound's 931 / 2,435 / 4,362 (+7 / +12 /
 +12 %; the LP core's optimum on the 300 rows is 1,008), in 0.2 / 1.4 / 2.4 CPU s. The whole
 table's LP has 1.5 million nonzeros: its optimum is 50,864 against 46,423 (HiGHS's interior
-point, 141 s), but PDLP within its work limit does not reach it (1,000 iterations and the
-repair: 50,179 in 17 s), so it is over :data:`MAX_NONZEROS` and adult's t rows are unchanged.
+point, 141 s). Since stop 53 the equal distance's LP is built up to
+:data:`LARGE_MAX_NONZEROS` and PDLP runs about 1,050 iterations there, and the repair gives
+50,235 (13-26 s more per run on this machine; the other distances keep
+:data:`MAX_NONZEROS`).
 
 References: H. Liang and H. Yuan, "On the Complexity of t-Closeness Anonymization and Related
 Problems", Fact 1 (the equal distance's EMD is the variational distance) and Thm 9 (t-closeness
@@ -97,10 +100,27 @@ from starmin.algorithms.l_charge_bound import _pairs as l_pairs
 SIMPLEX_MAX_NONZEROS = 60_000
 """Up to this many nonzeros the LP goes to HiGHS's dual simplex (as the frequency LP's)."""
 MAX_NONZEROS = 400_000
-"""The LP is not built beyond this many nonzeros (PDLP beyond :data:`SIMPLEX_MAX_NONZEROS`):
-ARX adult's first 2,000 rows at t = 0.2 need about 130,000 (2.4 CPU s in all); the whole
-table 1.5 million, where PDLP within its work limit stopped after 395 iterations far from the
-optimum and its repairs reached Glop's limit (19 CPU s for no bound)."""
+"""The LP is not built beyond this many nonzeros (PDLP beyond :data:`SIMPLEX_MAX_NONZEROS`)
+under the other distances, whose LP is a relaxation: ARX adult's first 2,000 rows at t = 0.2
+need about 130,000 (2.4 CPU s in all); the whole table 1.0-1.6 million. Under ARX's
+occupation hierarchy the whole table's LP (at :data:`LARGE_MAX_NONZEROS`) gave t = 0.15
+40,419 against 38,610 for 21 s more, and nothing at t = 0.2 and 0.3 for 13-20 s more."""
+LARGE_MAX_NONZEROS = 1_600_000
+"""The limit under the equal distance, where the LP is exact (the dual of Thm 9's relaxation
+with the charges in boxes): adult's whole table (t = 0.5 / 0.3 / 0.2 / 0.1: 1.01 / 1.44 /
+1.52 / 1.57 million nonzeros) gives 26,088 / 38,888 / 50,235 / 63,229 against the other
+bounds' 25,428 / 36,089 / 46,423 / 56,213 (+2.6 to +12.5 %), for 13-26 s more on this
+machine (stop 53; until then the limit was 400,000 for every distance)."""
+PDLP_WORK = 1.6e9
+"""PDLP's work limit under the equal distance (iterations x nonzeros,
+:func:`.charge_pdlp.first_order_bound`): about 1,050 iterations on adult's 1.5 million
+nonzeros, after which the repair gives a bound (t = 0.2: 50,235, the LP's optimum 50,864),
+where 6e8 (the diversity LPs' limit, 395 iterations) gave none. Smaller LPs mostly stop
+earlier, within PDLP's accuracy."""
+REPAIR_WORK = 8.0
+"""Glop's deterministic seconds for the repair of PDLP's answer under the equal distance
+(:class:`.charge_lp.Work`; the diversity LPs' 3): adult's t = 0.1 repair (342,000 nonzeros,
+36,000 iterations) needs about 7, and at 3 stopped with no bound."""
 
 Holds = Callable[[IntArray], NDArray[np.bool_]]
 """``holds(counts)``: for ``(nb, r)`` value counts of buckets, whether each can hold a class
@@ -110,15 +130,17 @@ Holds = Callable[[IntArray], NDArray[np.bool_]]
 def t_charge_bound(keys: PatternKeys, histogram: IntArray, o: IntArray, extra: int,
                    lev: IntArray, last: int, need: IntArray, own: NDArray[np.bool_],
                    holds: Holds, progress: Progress | None = None, *,
-                   max_nonzeros: int | None = None) -> int | None:
+                   max_nonzeros: int | None = None, large: bool = False) -> int | None:
     """The charge LP bound (module docstring) for one sensitive column, or ``None`` (nothing
     to charge, over the work limits, or the check failed). ``histogram``/``o``: the row
     types' and the table's counts over the values the table holds; ``extra``: ``tau`` in
     rows of the table, rounded up (``ceil(tau N)``, :func:`extra_rows`); ``lev``: the
     pattern bound's levels (of the row types with ``need > 0`` rows that must carry a
     star), ``last`` the highest level it enumerated in full; ``own``: whether a row type's
-    own rows can hold a class; ``holds``: :data:`Holds`. ``max_nonzeros`` replaces both
-    nonzero limits."""
+    own rows can hold a class; ``holds``: :data:`Holds`. ``large``: the LP is exact (the
+    equal distance), so it is built up to :data:`LARGE_MAX_NONZEROS` and PDLP and its repair
+    get :data:`PDLP_WORK` and :data:`REPAIR_WORK`. ``max_nonzeros`` replaces both nonzero
+    limits."""
     report = progress or silent
     c = np.asarray(histogram, dtype=np.int64)
     o = np.asarray(o, dtype=np.int64)
@@ -134,7 +156,8 @@ def t_charge_bound(keys: PatternKeys, histogram: IntArray, o: IntArray, extra: i
     check = partial(satisfied, blocks, cells, o, extra)
     return simplex_or_first_order(cells, build, partial(excesses, blocks, cells, o, extra),
                                   check, report, "t charge LP", SIMPLEX_MAX_NONZEROS,
-                                  MAX_NONZEROS, max_nonzeros)
+                                  LARGE_MAX_NONZEROS if large else MAX_NONZEROS, max_nonzeros,
+                                  *((PDLP_WORK, REPAIR_WORK) if large else ()))
 
 
 Block = tuple[int, IntArray, IntArray, int]

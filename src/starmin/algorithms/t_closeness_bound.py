@@ -180,7 +180,8 @@ def t_closeness_lower_bounds(rt: RowTypes, model: TCloseness, *, k: int = 1,
                     out["t-level-lp"] = max(out.get("t-level-lp", 0), lp)
             if charges and math.isfinite(col.radius):
                 b = t_charge_bound(keys, hist, o, extra_rows(col.radius, int(n.sum())), lev,
-                                   last, need, free > 0, partial(_holds, o, col.cut, k), say)
+                                   last, need, free > 0, partial(_holds, o, col.cut, k), say,
+                                   large=isinstance(model.distance, EqualDistance))
                 if b is not None:
                     say(f"bounds: t charge LP: {b} stars")
                     out["t-charges"] = max(out.get("t-charges", 0), b)
