@@ -167,32 +167,34 @@ def test_the_pdlp_and_repair_limits_are_the_t_lps_own(monkeypatch: pytest.Monkey
         return real(*args)
 
     monkeypatch.setattr(l_charge_bound, "first_order_bound", spy)
-    assert "t-charges" in t_closeness_lower_bounds(rt, model)
+    assert "t-charges" in t_closeness_lower_bounds(rt, model, large_lp=True)
     assert seen == [(t_charge_bound.REPAIR_WORK, t_charge_bound.PDLP_WORK)]
     assert t_charge_bound.REPAIR_WORK > 3 and t_charge_bound.PDLP_WORK > 6e8
-    # the other distances' LP is a relaxation: the diversity LPs' limits
+    # reports (no large_lp) and the other distances, whose LP is a relaxation: the
+    # diversity LPs' limits
     from starmin.algorithms.charge_lp import MAX_WORK as GLOP_WORK
     from starmin.algorithms.charge_pdlp import MAX_WORK
 
     seen.clear()
+    t_closeness_lower_bounds(rt, model)
     for rt, t, _ in _solved("matrix", 1):
-        t_closeness_lower_bounds(rt, _model(t, "matrix"))
+        t_closeness_lower_bounds(rt, _model(t, "matrix"), large_lp=True)
     assert seen and set(seen) == {(GLOP_WORK, MAX_WORK)}
 
 
-def test_adult_takes_the_charge_lp() -> None:
-    """ARX adult (8 QIs, occupation), t = 0.5: the LP (1.0 million nonzeros) is within
-    :data:`t_charge_bound.LARGE_MAX_NONZEROS` since stop 53 and raises the bound from the
-    level flow's 25,428 to 26,088 (issue 8's t = 0.5 row); with stop 52's 400,000 it gave
-    none. Under a hierarchy the limit stays :data:`t_charge_bound.MAX_NONZEROS`."""
+def test_adult_takes_the_large_charge_lp() -> None:
+    """ARX adult (8 QIs, occupation), t = 0.5: with ``large_lp`` (``starmin info``) the LP
+    (1.0 million nonzeros) is within :data:`t_charge_bound.LARGE_MAX_NONZEROS` and raises the
+    bound from the level flow's 25,428 to 26,088 (issue 8's t = 0.5 row); without it (the
+    reports) it is over :data:`t_charge_bound.MAX_NONZEROS` and gives none."""
     from tests.helpers.adult import adult_encoded
 
     rt = adult_encoded()[2].row_types
     said: list[str] = []
-    b = t_closeness_lower_bounds(rt, TCloseness(0.5), progress=said.append)
+    b = t_closeness_lower_bounds(rt, TCloseness(0.5), large_lp=True, progress=said.append)
     assert b.get("t-charges", 0) >= 26_000 > max(b[name] for name in OTHERS if name in b)
     assert any("t charge LP by PDLP" in line for line in said)
-    assert t_charge_bound.MAX_NONZEROS < 1_000_000 < t_charge_bound.LARGE_MAX_NONZEROS
+    assert "t-charges" not in t_closeness_lower_bounds(rt, TCloseness(0.5))
 
 
 def test_reports_carry_it() -> None:
@@ -212,3 +214,25 @@ def test_the_variational_radius_of_each_distance() -> None:
     assert radius["equal"] == Fraction(3, 20)
     assert radius["hierarchical"] == radius["ordered"] == Fraction(3, 10)
     assert radius["matrix"] == pytest.approx(0.3) and isinstance(radius["matrix"], float)
+
+
+def test_info_takes_the_large_lp(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    """``starmin info --t`` asks for the large LP (equal distance); reports do not."""
+    import starmin
+    from starmin.algorithms import t_closeness_bound
+    from starmin.cli.main import main
+
+    asked: list[bool] = []
+    real = t_closeness_bound.t_charge_bound
+
+    def spy(*args: Any, **kwargs: Any) -> int | None:
+        asked.append(bool(kwargs.get("large")))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(t_closeness_bound, "t_charge_bound", spy)
+    src = tmp_path / "t.csv"
+    src.write_text("q,s\n" + "".join(f"{i % 8},{i % 2}\n" for i in range(24)))
+    assert main(["-q", "info", str(src), "--qi", "q", "--sensitive", "s", "--t", "0.3"]) == 0
+    assert asked == [True]
+    starmin.anonymize(src, ["q"], "s", t=0.3)
+    assert asked[1:] and not any(asked[1:])

@@ -53,7 +53,7 @@ one row with their largest charge).
 Solved as the diversity charge LPs (:mod:`.charge_lp`): up to :data:`SIMPLEX_MAX_NONZEROS`
 by HiGHS's dual simplex within :data:`.l_charge_bound.MAX_ITERATIONS`, beyond by PDLP, lowered
 and repaired (:mod:`.charge_pdlp`, within its work limit), up to :data:`MAX_NONZEROS`
-(:data:`LARGE_MAX_NONZEROS` under the equal distance); the
+(:data:`LARGE_MAX_NONZEROS` with ``large``, for ``starmin info``); the
 answer is checked from scratch on the grid-rounded charges (every bucket's ``T(B) <= 0``,
 exactly: the masses in whole rows of the table, ``tau N`` rounded up, which only loosens the
 claim) and a failing check gives no bound. Work limits only, never a clock.
@@ -62,10 +62,11 @@ Measured (ARX adult, 8 QIs, occupation, t = 0.2; 2026-11-28): the first 300 / 1,
 rows 998 / 2,728 / 4,906 against the best other t bound's 931 / 2,435 / 4,362 (+7 / +12 /
 +12 %; the LP core's optimum on the 300 rows is 1,008), in 0.2 / 1.4 / 2.4 CPU s. The whole
 table's LP has 1.5 million nonzeros: its optimum is 50,864 against 46,423 (HiGHS's interior
-point, 141 s). Since stop 53 the equal distance's LP is built up to
-:data:`LARGE_MAX_NONZEROS` and PDLP runs about 1,050 iterations there, and the repair gives
-50,235 (13-26 s more per run on this machine; the other distances keep
-:data:`MAX_NONZEROS`).
+point, 141 s). With ``large`` (``starmin info --t``, stop 53) the equal distance's LP is
+built up to :data:`LARGE_MAX_NONZEROS`, PDLP runs about 1,050 iterations there, and the repair
+gives 50,235 (20-26 CPU s more on this machine). Reports keep :data:`MAX_NONZEROS`: at the
+larger limit adult's t runs took 22-41 s wall instead of 10-20, and t = 0.2 on adult
+repeated to 1M rows 50 s instead of 14 (issue 8's time targets).
 
 References: H. Liang and H. Yuan, "On the Complexity of t-Closeness Anonymization and Related
 Problems", Fact 1 (the equal distance's EMD is the variational distance) and Thm 9 (t-closeness
@@ -100,25 +101,25 @@ from starmin.algorithms.l_charge_bound import _pairs as l_pairs
 SIMPLEX_MAX_NONZEROS = 60_000
 """Up to this many nonzeros the LP goes to HiGHS's dual simplex (as the frequency LP's)."""
 MAX_NONZEROS = 400_000
-"""The LP is not built beyond this many nonzeros (PDLP beyond :data:`SIMPLEX_MAX_NONZEROS`)
-under the other distances, whose LP is a relaxation: ARX adult's first 2,000 rows at t = 0.2
-need about 130,000 (2.4 CPU s in all); the whole table 1.0-1.6 million. Under ARX's
-occupation hierarchy the whole table's LP (at :data:`LARGE_MAX_NONZEROS`) gave t = 0.15
-40,419 against 38,610 for 21 s more, and nothing at t = 0.2 and 0.3 for 13-20 s more."""
+"""The LP is not built beyond this many nonzeros (PDLP beyond :data:`SIMPLEX_MAX_NONZEROS`):
+ARX adult's first 2,000 rows at t = 0.2 need about 130,000 (2.4 CPU s in all); the whole
+table 1.0-1.6 million (the reports' bound leaves it out: time)."""
 LARGE_MAX_NONZEROS = 1_600_000
-"""The limit under the equal distance, where the LP is exact (the dual of Thm 9's relaxation
-with the charges in boxes): adult's whole table (t = 0.5 / 0.3 / 0.2 / 0.1: 1.01 / 1.44 /
-1.52 / 1.57 million nonzeros) gives 26,088 / 38,888 / 50,235 / 63,229 against the other
-bounds' 25,428 / 36,089 / 46,423 / 56,213 (+2.6 to +12.5 %), for 13-26 s more on this
-machine (stop 53; until then the limit was 400,000 for every distance)."""
+"""The limit with ``large`` (``starmin info --t``), under the equal distance only, where the LP
+is exact (the dual of Thm 9's relaxation with the charges in boxes): adult's whole table (t
+= 0.5 / 0.3 / 0.2 / 0.1: 1.01 / 1.44 / 1.52 / 1.57 million nonzeros) gives 26,088 / 38,888 /
+50,235 / 63,229 against the other bounds' 25,428 / 36,089 / 46,423 / 56,213 (+2.6 to +12.5
+%), for 20-26 CPU s more on this machine (stop 53). Under ARX's occupation hierarchy, a
+relaxation there, the whole table's LP gave t = 0.15 40,419 against 38,610 for 21 s more,
+and nothing at t = 0.2 and 0.3."""
 PDLP_WORK = 1.6e9
-"""PDLP's work limit under the equal distance (iterations x nonzeros,
+"""PDLP's work limit with ``large`` (iterations x nonzeros,
 :func:`.charge_pdlp.first_order_bound`): about 1,050 iterations on adult's 1.5 million
 nonzeros, after which the repair gives a bound (t = 0.2: 50,235, the LP's optimum 50,864),
 where 6e8 (the diversity LPs' limit, 395 iterations) gave none. Smaller LPs mostly stop
 earlier, within PDLP's accuracy."""
 REPAIR_WORK = 8.0
-"""Glop's deterministic seconds for the repair of PDLP's answer under the equal distance
+"""Glop's deterministic seconds for the repair of PDLP's answer with ``large``
 (:class:`.charge_lp.Work`; the diversity LPs' 3): adult's t = 0.1 repair (342,000 nonzeros,
 36,000 iterations) needs about 7, and at 3 stopped with no bound."""
 
@@ -137,10 +138,10 @@ def t_charge_bound(keys: PatternKeys, histogram: IntArray, o: IntArray, extra: i
     rows of the table, rounded up (``ceil(tau N)``, :func:`extra_rows`); ``lev``: the
     pattern bound's levels (of the row types with ``need > 0`` rows that must carry a
     star), ``last`` the highest level it enumerated in full; ``own``: whether a row type's
-    own rows can hold a class; ``holds``: :data:`Holds`. ``large``: the LP is exact (the
-    equal distance), so it is built up to :data:`LARGE_MAX_NONZEROS` and PDLP and its repair
-    get :data:`PDLP_WORK` and :data:`REPAIR_WORK`. ``max_nonzeros`` replaces both nonzero
-    limits."""
+    own rows can hold a class; ``holds``: :data:`Holds`. ``large`` (the caller passes it
+    under the equal distance only, where the LP is exact): built up to
+    :data:`LARGE_MAX_NONZEROS`, PDLP and its repair within :data:`PDLP_WORK` and
+    :data:`REPAIR_WORK`. ``max_nonzeros`` replaces both nonzero limits."""
     report = progress or silent
     c = np.asarray(histogram, dtype=np.int64)
     o = np.asarray(o, dtype=np.int64)

@@ -138,7 +138,7 @@ MAX_PATTERNS = 4096
 def t_closeness_lower_bounds(rt: RowTypes, model: TCloseness, *, k: int = 1,
                              max_patterns: int = MAX_PATTERNS,
                              max_arcs: int = MAX_FLOW_ARCS, level_lp: bool = True,
-                             charges: bool = True,
+                             charges: bool = True, large_lp: bool = False,
                              progress: Progress | None = None) -> dict[str, int]:
     """``{"t-star-free", "t-pattern", "t-level-flow"}`` lower bounds (module doc;
     :mod:`starmin.algorithms.t_level_flow`), each the largest over the sensitive columns,
@@ -148,7 +148,9 @@ def t_closeness_lower_bounds(rt: RowTypes, model: TCloseness, *, k: int = 1,
     :mod:`starmin.algorithms.t_charge_bound` gave a bound (``charges``; every distance,
     through the variational distance it bounds, within its work limits). ``k``: a class size
     every class must reach as well (the model the t-closeness is part of implies it; 1 for
-    t-closeness alone).
+    t-closeness alone). ``large_lp``: under the equal distance the charge LP is built up to
+    :data:`.t_charge_bound.LARGE_MAX_NONZEROS` with its larger work limits (``starmin info``;
+    on ARX adult 20-26 CPU s more and 2.6-12.5 % higher; reports keep the smaller limit).
     ``max_arcs``: the level flow's arcs per level."""
     say = progress or silent
     out = {"t-star-free": 0, "t-pattern": 0, "t-level-flow": 0}
@@ -181,7 +183,8 @@ def t_closeness_lower_bounds(rt: RowTypes, model: TCloseness, *, k: int = 1,
             if charges and math.isfinite(col.radius):
                 b = t_charge_bound(keys, hist, o, extra_rows(col.radius, int(n.sum())), lev,
                                    last, need, free > 0, partial(_holds, o, col.cut, k), say,
-                                   large=isinstance(model.distance, EqualDistance))
+                                   large=large_lp and isinstance(model.distance,
+                                                                 EqualDistance))
                 if b is not None:
                     say(f"bounds: t charge LP: {b} stars")
                     out["t-charges"] = max(out.get("t-charges", 0), b)
