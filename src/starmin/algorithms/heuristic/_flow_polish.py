@@ -1,5 +1,5 @@
 """Flow polish for :mod:`.merge_repair`: a release's rows re-dealt among its classes by one
-minimum-cost flow (frequency l-diversity).
+minimum-cost flow (frequency l-diversity; t-closeness under the equal distance).
 
 Why. Move refinement (:mod:`._moves`) moves one (row type, value) entry at a time, and only
 where both classes still satisfy the model after the move. A class that holds its most
@@ -24,6 +24,22 @@ anew). Classes with equal vectors are one class first (frequency l-diversity is 
 union, Xiao, Yi & Tao, Lemma 1). Rounds repeat, with the new classes' caps and floors, while
 the stars fall, at most ``rounds`` times.
 
+*t-closeness under the equal distance* (alone or with k-anonymity; :func:`closeness_limits`,
+stop 53). The same network with other *limits*: class ``b`` gets a floor ``F_b`` and a cap
+``H_b(u)`` per value such that every class of at least ``F_b`` rows and at most ``H_b(u)``
+rows of each value ``u`` is t-close. With ``Q`` the table's distribution, the equal
+distance's EMD of a class of ``N`` rows is ``(1 / N) sum_u (x_u - Q_u N)^+`` (Liang & Yuan,
+Fact 1). ``F_b`` is the fewest rows ``F`` with ``sum_u (x_b(u) - Q_u F)^+ <= t F`` (at most
+``|b|``, since ``b`` is t-close now), ``H_b(u) = max(x_b(u), floor(Q_u F_b))`` plus a share
+``floor(Q_u sigma_b)`` of the slack ``sigma_b = t F_b - sum_u (x_b(u) - Q_u F_b)^+``. Then
+``sum_u (H_b(u) - Q_u F_b)^+ <= t F_b``, and a class with ``x <= H_b`` and ``N >= F_b`` rows
+has ``sum_u (x_u - Q_u N)^+ <= sum_u (H_b(u) - Q_u F_b)^+ <= t F_b <= t N``: t-close. Unions
+of t-close classes are t-close (the EMD is convex), so classes with equal vectors are one
+class first here too. The floor also keeps the model's class size. On ARX adult (8 QIs,
+occupation, ``auto``, stop 53) it took t = 0.2's 83,854 stars to 82,970 (-1.1 %) and t = 0.5's
+31,665 to 31,555 (-0.3 %); with fixed class sizes instead (``F_b = |b|``) no round moved a
+row.
+
 Guarantee: **heuristic** (never more stars than its input; every class it returns satisfies
 the model, which the caller's judge checks; the last classes that passed are returned when a
 check fails).
@@ -43,7 +59,11 @@ min-cost flow over at most ``p C`` arcs (adult, l = 4: about 570,000).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from fractions import Fraction
+
 import numpy as np
+from numpy.typing import NDArray
 
 from starmin.algorithms.heuristic._merge_state import IntArray, Judge
 from starmin.algorithms.heuristic._moves import _keys, _suppressors
@@ -60,6 +80,55 @@ cycles saved 2.2, 0.9, 0.5, 0.5 and 0.5 % of the stars)."""
 MAX_LOOKUPS = 40_000_000
 """A round is not run when star patterns x cells exceeds this (adult, l = 4: 152 x 19,502,
 about 3 million): a work limit, never a clock."""
+
+
+Limits = Callable[[IntArray], tuple[IntArray, IntArray]]
+"""``limits(X)``, for the ``(g, s)`` value counts ``X`` of the classes: ``(H, F)``, a cap
+``H[b, u]`` on each value's rows and a floor ``F[b]`` on the rows of each class, such that
+every class within them satisfies the model and ``X`` is within them (module docstring)."""
+
+
+def frequency_limits(l: int) -> Limits:
+    """Frequency l-diversity's limits: the cap ``h_b = max_u x_b(u)`` on every value and the
+    floor ``l h_b``."""
+    def limits(X: IntArray) -> tuple[IntArray, IntArray]:
+        cap = X.max(axis=1)
+        return np.repeat(cap[:, None], X.shape[1], axis=1), l * cap
+
+    return limits
+
+
+SLACK = 1e-9
+"""The margin (per row of a class) by which the floating-point test of t-closeness's limits
+must hold; the judge checks every class exactly afterwards."""
+
+
+def closeness_limits(o: IntArray, t: Fraction, k: int = 1) -> Limits:
+    """t-closeness's limits under the equal distance (module docstring) for the table's value
+    counts ``o``, with every floor at least ``k``. A class on the boundary (no floor passes
+    the margin) keeps its value counts: cap ``x_b`` and floor ``|b|``."""
+    Q = np.asarray(o, dtype=np.float64) / max(int(np.sum(o)), 1)
+    tf = float(t)
+
+    def excess(X: IntArray, F: IntArray) -> NDArray[np.float64]:
+        return np.clip(X - Q[None, :] * F[:, None], 0, None).sum(axis=1)
+
+    def limits(X: IntArray) -> tuple[IntArray, IntArray]:
+        N = X.sum(axis=1)
+        lo, hi = np.minimum(np.maximum(k, 1), N), N.copy()
+        for _ in range(int(N.max(initial=1)).bit_length() + 1):  # smallest F passing
+            mid = (lo + hi) // 2
+            ok = excess(X, mid) <= tf * mid - SLACK * mid
+            hi, lo = np.where(ok, mid, hi), np.where(ok, lo, mid + 1)
+            lo = np.minimum(lo, hi)
+        F = hi
+        fits = excess(X, F) <= tf * F - SLACK * F
+        base = np.maximum(X, np.floor(Q[None, :] * F[:, None]).astype(np.int64))
+        slack = np.clip(tf * F - excess(X, F) - SLACK * F, 0, None)
+        H = base + np.floor(slack[:, None] * Q[None, :]).astype(np.int64)
+        return np.where(fits[:, None], H, X), np.where(fits, F, N)
+
+    return limits
 
 
 def _flat(classes: list[Entries]) -> tuple[IntArray, IntArray, IntArray, IntArray]:
@@ -103,7 +172,7 @@ def _arcs(rt: RowTypes, ct: IntArray, V: IntArray) -> tuple[IntArray, IntArray] 
     return np.concatenate(cells).astype(np.int64), np.concatenate(dests).astype(np.int64)
 
 
-def _round(rt: RowTypes, classes: list[Entries], l: int
+def _round(rt: RowTypes, classes: list[Entries], limits: Limits
            ) -> tuple[IntArray, IntArray, IntArray, IntArray] | None:
     """One flow over ``classes`` (module docstring): the new entries, or ``None`` past
     :data:`MAX_LOOKUPS` or when the solver gives no optimum. A cell's arcs go to the classes
@@ -117,8 +186,7 @@ def _round(rt: RowTypes, classes: list[Entries], l: int
     g, s = len(V), rt.s
     X = np.zeros((g, s), dtype=np.int64)
     np.add.at(X, (ecls, ek), ec)
-    cap = X.max(axis=1)
-    floor = l * cap
+    H, floor = limits(X)
     cell_id, cell_of = np.unique(et * s + ek, return_inverse=True)
     supply = np.bincount(cell_of.reshape(-1), weights=ec).astype(np.int64)
     ct, cu = cell_id // s, cell_id % s
@@ -129,7 +197,7 @@ def _round(rt: RowTypes, classes: list[Entries], l: int
     stars = (V == STAR).sum(axis=1).astype(np.int64)
     now = np.zeros(len(cell_id), dtype=np.int64)  # the most stars a cell's rows pay now
     np.maximum.at(now, cell_of.reshape(-1), stars[ecls])
-    keep = stars[dest] <= now[cell] + 1
+    keep = (stars[dest] <= now[cell] + 1) & (H[dest, cu[cell]] > 0)
     cell, dest = cell[keep], dest[keep]
     pair_id, pair_of = np.unique(dest * s + cu[cell], return_inverse=True)
     pair_of = pair_of.reshape(-1)
@@ -137,7 +205,8 @@ def _round(rt: RowTypes, classes: list[Entries], l: int
     sink = nc + npair + g
     tails = np.concatenate([cell, nc + np.arange(npair), nc + npair + np.arange(g)])
     heads = np.concatenate([nc + pair_of, nc + npair + pair_id // s, np.full(g, sink)])
-    caps = np.concatenate([supply[cell], cap[pair_id // s], np.full(g, int(ec.sum()))])
+    caps = np.concatenate([supply[cell], H[pair_id // s, pair_id % s],
+                           np.full(g, int(ec.sum()))])
     costs = np.concatenate([stars[dest], np.zeros(npair + g, dtype=np.int64)])
     mcf = min_cost_flow.SimpleMinCostFlow()
     mcf.add_arcs_with_capacity_and_unit_cost(tails.astype(np.int32), heads.astype(np.int32),
@@ -152,16 +221,17 @@ def _round(rt: RowTypes, classes: list[Entries], l: int
     return ct[cell[used]], cu[cell[used]], flow[used].astype(np.int64), dest[used]
 
 
-def flow_polish(rt: RowTypes, classes: list[Entries], judge: Judge, l: int,
+def flow_polish(rt: RowTypes, classes: list[Entries], judge: Judge, limits: Limits,
                 rounds: int = ROUNDS) -> list[Entries]:
-    """``classes`` (frequency l-diverse, with ``k <= l`` beside it at most) re-dealt by up to
-    ``rounds`` flows while the stars fall (module docstring); the non-empty classes."""
+    """``classes`` re-dealt by up to ``rounds`` flows within ``limits``
+    (:func:`frequency_limits`, :func:`closeness_limits`) while the stars fall (module
+    docstring); the non-empty classes."""
     if not classes or rounds < 1:
         return classes
     et, _, ec, ecls = _flat(classes)
     best = _stars(rt, et, ec, ecls, len(classes))
     for _ in range(rounds):
-        got = _round(rt, classes, l)
+        got = _round(rt, classes, limits)
         if got is None:
             break
         nt, nk, nc, ncls = got

@@ -50,7 +50,8 @@ Algorithm (each class is released as its suppressor, Liang & Yuan Sec. 2).
    (:mod:`._moves`: rows move to a covering class with fewer stars when both classes still
    satisfy the model); for frequency l-diversity (with ``k <= l``) on one sensitive column,
    then up to ``flow_rounds`` cycles of the flow polish (:mod:`._flow_polish`: every row
-   re-dealt among the classes by one minimum-cost flow) and carving.
+   re-dealt among the classes by one minimum-cost flow) and carving; for t-closeness under
+   the equal distance (with k-anonymity or alone) the same when ``t_flow_rounds`` asks.
 4. The release is replaced by the single class of the whole table if that has fewer stars.
 
 Complexity: per step ``O(g m)`` for pricing merges against ``g`` live classes (``O(h m^2)`` with
@@ -89,7 +90,12 @@ from starmin.algorithms.heuristic._distinct_lp import joint_work
 from starmin.algorithms.heuristic._distinct_lp import work as distinct_lp_work
 from starmin.algorithms.heuristic._flow_polish import GAIN as FLOW_GAIN
 from starmin.algorithms.heuristic._flow_polish import ROUNDS as FLOW_ROUNDS
-from starmin.algorithms.heuristic._flow_polish import flow_polish
+from starmin.algorithms.heuristic._flow_polish import (
+    Limits,
+    closeness_limits,
+    flow_polish,
+    frequency_limits,
+)
 from starmin.algorithms.heuristic._frequency_joint import MIN_L as FREQUENCY_JOINT_MIN_L
 from starmin.algorithms.heuristic._frequency_joint import work as frequency_joint_work
 from starmin.algorithms.heuristic._judge import compile_judge
@@ -140,6 +146,7 @@ class Settings:
     carve: bool = True
     moves: bool = True
     flow_rounds: int = FLOW_ROUNDS
+    t_flow_rounds: int = 0
 
     @classmethod
     def of(cls, options: dict[str, Any]) -> Settings:
@@ -171,9 +178,10 @@ class Settings:
             if getattr(st, name) < 0:
                 raise InvalidInput(f"{name} must be >= 0, got {getattr(st, name)}: use e.g. "
                                    f"{name}={default} (0: the greedy alone)")
-        if int(st.flow_rounds) < 0:
-            raise InvalidInput(f"flow_rounds must be >= 0, got {st.flow_rounds}: use e.g. "
-                               f"flow_rounds={FLOW_ROUNDS} (0: no flow polish)")
+        for name in ("flow_rounds", "t_flow_rounds"):
+            if int(getattr(st, name)) < 0:
+                raise InvalidInput(f"{name} must be >= 0, got {getattr(st, name)}: use e.g. "
+                                   f"{name}={FLOW_ROUNDS} (0: no flow polish)")
         if st.donors < 0:
             raise InvalidInput(f"donors must be >= 0, got {st.donors}: use e.g. donors=32")
         for name in ("width", "h"):
@@ -231,7 +239,10 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     all classes after; defaults 64 and 20,000), ``refine``, ``carve`` and ``moves`` (the three
     polishing steps, default True), ``flow_rounds`` (default 4; 0: none; after them, for
     frequency l-diversity alone or with ``k <= l`` on one sensitive column, at most that many
-    cycles of a flow round of :mod:`._flow_polish` and carving). Deterministic
+    cycles of a flow round of :mod:`._flow_polish` and carving), ``t_flow_rounds`` (the same
+    for t-closeness under the equal distance, alone or with k-anonymity; default 0, off: on
+    ARX adult it saves 0.3-1.3 % of the stars for 2-4 s more, on adult repeated to 1M rows
+    1.2 % for 13 CPU s more, twice the solve). Deterministic
     for a given ``seed`` (it only breaks ties).
     Raises ``Infeasible`` when no release satisfies the model and ``InvalidInput`` for a bad
     option.
@@ -247,7 +258,9 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     cert: dict[str, Any] = {"seed": seed, "starts": {}}
     best: ReleasePlan | None = None
     floor = class_floor(model, rt)
-    flow_l = level_l(model, rt) if diverse_suits(model) else None
+    flow = flow_limits(model, rt, floor)
+    if not diverse_suits(model):  # t-closeness's flow polish: only when asked for (below)
+        st = replace(st, flow_rounds=st.t_flow_rounds)
     for name in names:
         start, start_plan = initial_plan(rt, model, st, seed, judge, say, name)
         say(f"{NAME}: start {start}: {start_plan.t_out} classes, {start_plan.stars} stars "
@@ -263,7 +276,7 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
             tie = np.random.default_rng(seed).permutation(cls.G).astype(np.int64)
             repair(cls, rt, st, tie, rule, say)
             repaired = cls.stars
-            plan = polish(rt, cls.groups(), judge, st, floor, flow_l)
+            plan = polish(rt, cls.groups(), judge, st, floor, flow)
             mine["rules"][rule] = {"merges": cls.merges, "pulls": cls.pulls,
                                    "repaired_stars": repaired, "stars": plan.stars}
             say(f"{NAME}: start {start}, rule {rule}: {cls.merges} merges, {repaired} stars, "
@@ -613,19 +626,18 @@ def choose_partner(cls: Classes, a: int, st: Settings, tie: IntArray,
 
 
 def polish(rt: RowTypes, classes: list[Entries], judge: Judge, st: Settings,
-           k: int = 1, flow_l: int | None = None) -> ReleasePlan:
+           k: int = 1, limits: Limits | None = None) -> ReleasePlan:
     """Split refinement (:mod:`._split_refine`), carving (:mod:`._carve`), then move
-    refinement (:mod:`._moves`), then, when ``flow_l`` is frequency l-diversity's ``l`` (the
-    model is the diverse start's, :func:`diverse_suits`, on one sensitive column), up to
-    ``st.flow_rounds`` cycles of one flow round of :mod:`._flow_polish` and carving, while a
-    cycle saves at least :data:`._flow_polish.GAIN` of the stars. ``k``: the fewest rows of a
-    class satisfying the model (:func:`class_floor`), which carving uses to skip classes and
-    parts.
+    refinement (:mod:`._moves`), then, given the flow polish's ``limits``
+    (:func:`flow_limits`), up to ``st.flow_rounds`` cycles of one flow round of
+    :mod:`._flow_polish` and carving, while a cycle saves at least
+    :data:`._flow_polish.GAIN` of the stars. ``k``: the fewest rows of a class satisfying
+    the model (:func:`class_floor`), which carving uses to skip classes and parts.
 
     A partition with no star is returned as it is: every step only lowers the stars, and a
     release without stars is one plan whatever the partition (every class's suppressor is its
     row type, and equal output vectors are one class), so polishing could not change it."""
-    flow = st.flow_rounds > 0 and flow_l is not None
+    flow = st.flow_rounds > 0 and limits is not None
     plan = ReleasePlan.from_groups(rt, classes, NAME, GUARANTEE)
     if plan.stars == 0 or not (st.refine or st.carve or st.moves or flow):
         return plan
@@ -638,10 +650,10 @@ def polish(rt: RowTypes, classes: list[Entries], judge: Judge, st: Settings,
         if st.carve:  # moves leave classes that carve anew (adult, t = 0.1: -1.7 %)
             classes = carve(rt, classes, judge, k)
     if flow:
-        assert flow_l is not None
+        assert limits is not None
         stars = ReleasePlan.from_groups(rt, classes, NAME, GUARANTEE).stars
         for _ in range(st.flow_rounds):  # a flow round, then carving the classes it left
-            classes = flow_polish(rt, classes, judge, flow_l, 1)
+            classes = flow_polish(rt, classes, judge, limits, 1)
             if st.carve:
                 classes = carve(rt, classes, judge, k)
             now = ReleasePlan.from_groups(rt, classes, NAME, GUARANTEE).stars
@@ -649,6 +661,29 @@ def polish(rt: RowTypes, classes: list[Entries], judge: Judge, st: Settings,
                 break
             stars = now
     return ReleasePlan.from_groups(rt, classes, NAME, GUARANTEE)
+
+
+def flow_limits(model: PrivacyModel, rt: RowTypes, k: int = 1) -> Limits | None:
+    """The flow polish's limits (:mod:`._flow_polish`) on one sensitive column: frequency
+    l-diversity's when the model is the diverse start's (:func:`diverse_suits`); t-closeness's
+    under the equal distance, alone or with k-anonymity, every floor at least ``k``
+    (:func:`class_floor`); else ``None`` (no flow polish)."""
+    from starmin.models.distances import EqualDistance
+    from starmin.models.k_anonymity import KAnonymity
+    from starmin.models.t_closeness import TCloseness
+
+    if len(rt.sensitive) != 1 or not np.array_equal(rt.keys[:, 0],
+                                                    np.arange(rt.s, dtype=rt.keys.dtype)):
+        return None
+    if diverse_suits(model):
+        l = level_l(model, rt)
+        return None if l is None else frequency_limits(l)
+    parts = getattr(model, "models", None) or (model,)
+    t = [p for p in parts if isinstance(p, TCloseness)]
+    if (len(t) == 1 and isinstance(t[0].distance, EqualDistance)
+            and all(isinstance(p, TCloseness | KAnonymity) for p in parts)):
+        return closeness_limits(rt.counts.sum(axis=0), t[0].t_exact, k)
+    return None
 
 
 def class_floor(model: PrivacyModel, rt: RowTypes) -> int:
