@@ -26,7 +26,7 @@ from starmin.models import (
 )
 from starmin.models.apply import holds
 from starmin.transform.plan import ReleasePlan
-from tests.helpers.polish import checked_step
+from tests.helpers.polish import checked_step, classes_of
 from tests.helpers.tables import from_rows, random_table
 
 HIER = HierarchicalDistance((("0", "a", "*"), ("1", "a", "*"), ("2", "b", "*"),
@@ -74,8 +74,7 @@ def test_parts_satisfy_the_model_and_keep_every_row(model: PrivacyModel) -> None
             continue
         saved += _check(rt, model, _whole(rt))
         plan = merge_repair.solve(rt, model, seed=seed, carve=False, moves=False)
-        classes = [(plan.type_idx[plan.out_idx == o], plan.key_idx[plan.out_idx == o],
-                    plan.count[plan.out_idx == o]) for o in range(plan.t_out)]
+        classes = classes_of(plan)
         saved += _check(rt, model, [c for c in classes if len(c[0])])
     assert saved > 0                                         # carving does something
 

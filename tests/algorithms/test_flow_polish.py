@@ -31,7 +31,7 @@ from starmin.models import (
 )
 from starmin.models.apply import holds
 from starmin.transform.plan import ReleasePlan
-from tests.helpers.polish import checked_step
+from tests.helpers.polish import checked_step, classes_of
 from tests.helpers.tables import from_rows, random_table
 
 
@@ -96,8 +96,7 @@ def test_classes_stay_diverse_and_every_row_is_kept(model: PrivacyModel, l: int)
         if not holds(model, rt, rt.counts.sum(axis=0)[None, :])[0]:
             continue
         plan = merge_repair.solve(rt, model, seed=seed, flow_rounds=0)
-        classes = [(plan.type_idx[plan.out_idx == o], plan.key_idx[plan.out_idx == o],
-                    plan.count[plan.out_idx == o]) for o in range(plan.t_out)]
+        classes = classes_of(plan)
         saved += _check(rt, model, l, [c for c in classes if len(c[0])])
         flowed = merge_repair.solve(rt, model, seed=seed)       # the default: with the flow
         assert flowed.stars <= plan.stars
@@ -155,8 +154,7 @@ def test_t_close_classes_stay_t_close_and_every_row_is_kept(model: PrivacyModel)
     for seed in range(30):
         rt = random_table(seed, 60 + 4 * seed, m=4, values=3, s=5)
         plan = merge_repair.solve(rt, model, seed=seed, flow_rounds=0)
-        classes = [(plan.type_idx[plan.out_idx == o], plan.key_idx[plan.out_idx == o],
-                    plan.count[plan.out_idx == o]) for o in range(plan.t_out)]
+        classes = classes_of(plan)
         limits = merge_repair.flow_limits(model, rt, merge_repair.class_floor(model, rt))
         assert limits is not None
         saved += checked_step(lambda rt, c, judge, lim=limits: flow_polish(rt, c, judge, lim),

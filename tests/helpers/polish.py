@@ -40,3 +40,9 @@ def checked_step(step: Step, rt: RowTypes, model: PrivacyModel, classes: list[En
     before = stars(rt, classes)
     assert plan.stars <= before
     return before - plan.stars
+
+
+def classes_of(plan: ReleasePlan) -> list[Entries]:
+    """A plan's classes as ``(type, key, count)`` entries, one per output vector."""
+    return [(plan.type_idx[plan.out_idx == o], plan.key_idx[plan.out_idx == o],
+             plan.count[plan.out_idx == o]) for o in range(plan.t_out)]
