@@ -1,4 +1,5 @@
-"""The diversity bounds computed while the method solves (``starmin.api.diversity_ahead``).
+"""The bounds computed while the method solves (``starmin.api.diversity_ahead``,
+``closeness_ahead`` and ``charges_ahead``).
 
 They depend on the row types and the model only, so the report's bounds must be the same as
 when they are computed afterwards; they start for the models needing several sensitive
@@ -215,3 +216,50 @@ def test_a_second_caller_waits_for_the_first_and_computes_it_when_that_one_fails
         else:
             assert out["first"] == expected and calls == ["first"]
     assert charge_bound._RUNNING == {}
+
+
+@pytest.mark.parametrize(("params", "model"), [
+    ({"t": 0.3}, TCloseness(0.3)), ({"t": 0.2, "k": 3}, None),
+    ({"t": 0.4, "l": 2}, None)])
+def test_t_closeness_bounds_start_ahead_and_equal_those_computed_afterwards(
+        monkeypatch: pytest.MonkeyPatch, params: dict[str, Any], model: Any) -> None:
+    """merge-repair, not auto: on these tables auto's lp-rounding spends minutes in its
+    rounding MILP (docs/algorithms/lp-core.md), and the bounds do not depend on the method."""
+    from starmin import model_params
+
+    started, _ = _spied(monkeypatch, "closeness_ahead")
+    for seed in range(2):
+        df = _table(20 + seed)
+        rel = starmin.anonymize(df, [c for c in df.columns if c != "s"], "s", seed=0,
+                                method="merge-repair", **params)
+        assert started and started[-1] is not None
+        rt = _row_types(df)
+        the_model = model or model_params.the_model(None, params, ("s",))
+        plan = starmin.solve(rt, the_model, method="merge-repair", seed=0)
+        assert plan.stars == rel.report["stars"]
+        expected = api.lower_bounds(rt, the_model, known_lp=api._known_lp(plan),
+                                    lp_complete=plan.certificate.get("lp_complete") is True)
+        assert any(name.startswith("t-") for name in expected)
+        got = rel.report["lower_bounds"]
+        assert {k: got[k] for k in expected if k != "best"} == \
+            {k: v for k, v in expected.items() if k != "best"}
+        assert set(got) - set(expected) <= {"algorithm"}
+
+
+def test_no_t_bounds_ahead_for_other_models_nor_under_a_time_limit(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    calls, real = _spied(monkeypatch, "closeness_ahead")
+    df = _table(9)
+    qi = [c for c in df.columns if c != "s"]
+    starmin.anonymize(df.head(12), qi, "s", t=0.5, method="exact", time_limit=30)
+    assert calls == []
+    rt = _row_types(df)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        assert real(rt, KAnonymity(3), pool) is None
+        assert real(rt, LDiversity(2), pool) is None
+        future = real(rt, TCloseness(0.3), pool)
+        assert future is not None
+        assert future.result() == api.closeness_bounds(rt, TCloseness(0.3))
+        assert future.result()["t-star-free"] > 0
