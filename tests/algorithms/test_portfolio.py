@@ -381,6 +381,38 @@ def test_the_rounding_estimate_does_not_fall_with_fewer_qi_columns() -> None:
         assert est[6] >= 0.5 * est[8] and est[4] >= 0.3 * est[8], (model.name, est)
 
 
+def test_the_t_rounding_estimate_does_not_fall_with_fewer_sensitive_values() -> None:
+    """Under t-closeness the rounding MILP's estimate takes at least ``T_MIN_SPREAD`` values
+    (:func:`lp_rounding.t_spread_floor`): with 5 sensitive values instead of 10 it keeps about
+    a fifth of it (the LP's entries ``t_in r`` still halve); without the floor about a
+    fiftieth (``(r / 2)^4`` as well)."""
+    from starmin.algorithms.lp import lp_rounding
+    from starmin.models import EqualDistance, TCloseness
+
+    rng = np.random.default_rng(21)
+    X = rng.integers(0, 3, size=(200, 5))
+    sa10 = rng.integers(0, 10, size=200)
+    est = {r: lp_rounding.auto_run(TCloseness(0.3, EqualDistance()),
+                                   RowTypes.from_arrays(X, sa10 % r), 8.0).work
+           for r in (5, 10)}
+    assert est[5] >= 0.15 * est[10], est
+
+
+def test_auto_releases_merge_repair_where_the_t_rounding_would_take_minutes() -> None:
+    """200 random rows, 5 QIs of 3 values, 5 sensitive values, t = 0.3: lp-rounding's
+    rounding MILP took 11-25 CPU s there (k = 3 with t = 0.2: 65-236 s) against an estimate
+    of 2.2 units before :data:`lp_rounding.T_MIN_SPREAD`; now it is over the default budget."""
+    rng = np.random.default_rng(22)
+    X = rng.integers(0, 3, size=(200, 5))
+    rt = RowTypes.from_arrays(X, rng.integers(0, 5, size=200))
+    from starmin.models import EqualDistance, TCloseness
+
+    plan, trials = portfolio.run(rt, TCloseness(0.3, EqualDistance()))
+    by = {t.method: t for t in trials}
+    assert plan.method == "merge-repair"
+    assert by["lp-rounding"].status == "skipped" and "over budget" in by["lp-rounding"].reason
+
+
 def test_a_release_proven_near_optimal_ends_the_search(stand_ins: Any) -> None:
     """A run whose stars are at most (1 + NEAR) times the largest proven lower bound ends the
     search: the later members are skipped as not needed, with the bound in the reason. A
