@@ -12,13 +12,16 @@ Writes ``bench/results/auto_budget.json`` and prints the runs over ``--flag`` CP
 (default 10) and the slowest run per size.
 
 With ``--shapes`` the tables are uniform random instead (``NxMxV``: ``N`` rows, ``M`` QIs of
-``V`` values each, a sensitive column of 8 values, seed 0 for every shape): tables without the
-structure of real data, on which LPs can be far slower per iteration than on adult's subsets.
+``V`` values each, a sensitive column of 8 values or ``--sensitive-values``, seed 0 for every
+shape): tables without the structure of real data, on which LPs can be far slower per
+iteration than on adult's subsets.
 
     python bench/auto_budget.py                       # every size and model (a few minutes)
     python bench/auto_budget.py --rows 100 --models t0.2
     python bench/auto_budget.py --shapes 2000x6x4 5000x9x4 --models k5 distinct-l3 \\
         --out bench/results/auto_budget_random.json
+    python bench/auto_budget.py --shapes 100x5x3 200x5x3 400x5x3 --sensitive-values 5 \\
+        --models t0.1 t0.2 t0.5 --out bench/results/auto_budget_t_few_values.json
 """
 
 from __future__ import annotations
@@ -69,16 +72,16 @@ MODELS: dict[str, PrivacyModel] = {
 ROWS = (20, 50, 100, 150, 300, 1000, 3000)
 
 
-def random_table(shape: str) -> pl.DataFrame:
+def random_table(shape: str, r: int = 8) -> pl.DataFrame:
     """``NxMxV``: ``N`` rows of ``M`` uniform QIs ``q1..qM`` with ``V`` values and a sensitive
-    column ``s`` of 8 uniform values (seed 0)."""
+    column ``s`` of ``r`` uniform values (seed 0)."""
     try:
         n, m, v = (int(x) for x in shape.lower().split("x"))
     except ValueError:
         raise SystemExit(f"--shapes: {shape!r} is not NxMxV, e.g. 5000x9x4") from None
     rng = np.random.default_rng(0)
     cols = {f"q{i + 1}": rng.integers(0, v, size=n).astype(str) for i in range(m)}
-    cols["s"] = rng.integers(0, 8, size=n).astype(str)
+    cols["s"] = rng.integers(0, r, size=n).astype(str)
     return pl.DataFrame(cols)
 
 
@@ -114,14 +117,18 @@ def main() -> None:
                     help="print the runs over this many CPU seconds (default 10)")
     ap.add_argument("--shapes", nargs="+", metavar="NxMxV",
                     help="uniform random tables instead of adult (then --rows is ignored)")
+    ap.add_argument("--sensitive-values", type=int, default=8, metavar="R",
+                    help="values of the random tables' sensitive column (default 8)")
     ap.add_argument("--out", type=Path, default=OUT)
     ns = ap.parse_args()
-    tables = ([(random_table(sh), sh) for sh in ns.shapes] if ns.shapes else
+    if ns.sensitive_values < 2:
+        ap.error("--sensitive-values must be at least 2")
+    tables = ([(random_table(sh, ns.sensitive_values), sh) for sh in ns.shapes] if ns.shapes else
               [(pl.read_csv(ADULT, separator=";", infer_schema=False), None)])
     results: dict[str, Any] = {
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
                     "load_start": os.getloadavg()[0]},
-        "budget_units": BUDGET,
+        "budget_units": BUDGET, "sensitive_values": ns.sensitive_values if ns.shapes else None,
         "started": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "runs": []}
     sizes = [(t, sh, t.height) for t, sh in tables] if ns.shapes else \
         [(tables[0][0], None, n) for n in ns.rows]

@@ -223,8 +223,8 @@ def test_a_second_caller_waits_for_the_first_and_computes_it_when_that_one_fails
     ({"t": 0.4, "l": 2}, None)])
 def test_t_closeness_bounds_start_ahead_and_equal_those_computed_afterwards(
         monkeypatch: pytest.MonkeyPatch, params: dict[str, Any], model: Any) -> None:
-    """merge-repair, not auto: on these tables auto's lp-rounding spends minutes in its
-    rounding MILP (docs/algorithms/lp-core.md), and the bounds do not depend on the method."""
+    """With merge-repair, which keeps the test fast: the bounds do not depend on the method
+    (before stop 54's ``T_MIN_SPREAD`` auto's lp-rounding spent minutes on these tables)."""
     from starmin import model_params
 
     started, _ = _spied(monkeypatch, "closeness_ahead")
