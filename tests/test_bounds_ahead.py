@@ -53,35 +53,54 @@ def test_the_report_s_bounds_are_those_computed_afterwards(
         monkeypatch: pytest.MonkeyPatch, params: dict[str, Any], model: Any) -> None:
     started, _ = _spied(monkeypatch, "diversity_ahead")
     for seed in range(3):
-        df = _table(seed)
-        rel = starmin.anonymize(df, [c for c in df.columns if c != "s"], "s", seed=0, **params)
-        assert started and started[-1] is not None
-        rt = _row_types(df)
-        plan = starmin.solve(rt, model, seed=0)  # the same plan, for its LP core's answer
-        assert plan.stars == rel.report["stars"]
-        expected = api.lower_bounds(rt, model, known_lp=api._known_lp(plan),
-                                    lp_complete=plan.certificate.get("lp_complete") is True)
-        got = rel.report["lower_bounds"]
-        assert {k: got[k] for k in expected if k != "best"} == \
-            {k: v for k, v in expected.items() if k != "best"}
-        assert set(got) - set(expected) <= {"algorithm"}
+        _check_report_bounds(_table(seed), params, model, "auto", started)
+
+
+def _check_report_bounds(df: pl.DataFrame, params: dict[str, Any], model: Any, method: str,
+                         started: list[Any]) -> dict[str, int]:
+    """Anonymize ``df`` under ``params`` with ``method``: the spied ``*_ahead`` call started a
+    future, and the report's bounds are those ``lower_bounds`` computes afterwards (with the
+    same plan, for its LP core's answer). Returns them."""
+    rel = starmin.anonymize(df, [c for c in df.columns if c != "s"], "s", seed=0,
+                            method=method, **params)
+    assert started and started[-1] is not None
+    rt = _row_types(df)
+    plan = starmin.solve(rt, model, method=method, seed=0)
+    assert plan.stars == rel.report["stars"]
+    expected = api.lower_bounds(rt, model, known_lp=api._known_lp(plan),
+                                lp_complete=plan.certificate.get("lp_complete") is True)
+    got = rel.report["lower_bounds"]
+    assert {k: got[k] for k in expected if k != "best"} == \
+        {k: v for k, v in expected.items() if k != "best"}
+    assert set(got) - set(expected) <= {"algorithm"}
+    return expected
+
+
+def _started_only_for(monkeypatch: pytest.MonkeyPatch, name: str, seed: int,
+                      params: dict[str, Any], others: list[Any], own: Any) -> dict[str, int]:
+    """``api.<name>`` is not called under a time limit (an exact run on 12 rows with
+    ``params``), gives no future for the ``others`` models and one for ``own``: its value."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    calls, real = _spied(monkeypatch, name)
+    df = _table(seed)
+    qi = [c for c in df.columns if c != "s"]
+    starmin.anonymize(df.head(12), qi, "s", method="exact", time_limit=30, **params)
+    assert calls == []
+    rt = _row_types(df)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        for other in others:
+            assert real(rt, other, pool) is None
+        future = real(rt, own, pool)
+        assert future is not None
+        return dict(future.result())
 
 
 def test_not_under_a_time_limit_nor_for_models_without_diversity(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    calls, real = _spied(monkeypatch, "diversity_ahead")
-    df = _table(7)
-    qi = [c for c in df.columns if c != "s"]
-    starmin.anonymize(df.head(12), qi, "s", l=2, method="exact", time_limit=30)
-    assert calls == []
-    rt = _row_types(df)
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        assert real(rt, KAnonymity(3), pool) is None
-        assert real(rt, TCloseness(0.3), pool) is None
-        future = real(rt, LDiversity(2), pool)
-        assert future is not None and future.result()["l_charges"] > 0
+    got = _started_only_for(monkeypatch, "diversity_ahead", 7, {"l": 2},
+                            [KAnonymity(3), TCloseness(0.3)], LDiversity(2))
+    assert got["l_charges"] > 0
 
 
 def test_with_the_lp_core_s_optimum_the_charge_lps_are_left_out() -> None:
@@ -228,38 +247,16 @@ def test_t_closeness_bounds_start_ahead_and_equal_those_computed_afterwards(
     from starmin import model_params
 
     started, _ = _spied(monkeypatch, "closeness_ahead")
+    the_model = model or model_params.the_model(None, params, ("s",))
     for seed in range(2):
-        df = _table(20 + seed)
-        rel = starmin.anonymize(df, [c for c in df.columns if c != "s"], "s", seed=0,
-                                method="merge-repair", **params)
-        assert started and started[-1] is not None
-        rt = _row_types(df)
-        the_model = model or model_params.the_model(None, params, ("s",))
-        plan = starmin.solve(rt, the_model, method="merge-repair", seed=0)
-        assert plan.stars == rel.report["stars"]
-        expected = api.lower_bounds(rt, the_model, known_lp=api._known_lp(plan),
-                                    lp_complete=plan.certificate.get("lp_complete") is True)
+        expected = _check_report_bounds(_table(20 + seed), params, the_model, "merge-repair",
+                                        started)
         assert any(name.startswith("t-") for name in expected)
-        got = rel.report["lower_bounds"]
-        assert {k: got[k] for k in expected if k != "best"} == \
-            {k: v for k, v in expected.items() if k != "best"}
-        assert set(got) - set(expected) <= {"algorithm"}
 
 
 def test_no_t_bounds_ahead_for_other_models_nor_under_a_time_limit(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from concurrent.futures import ThreadPoolExecutor
-
-    calls, real = _spied(monkeypatch, "closeness_ahead")
-    df = _table(9)
-    qi = [c for c in df.columns if c != "s"]
-    starmin.anonymize(df.head(12), qi, "s", t=0.5, method="exact", time_limit=30)
-    assert calls == []
-    rt = _row_types(df)
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        assert real(rt, KAnonymity(3), pool) is None
-        assert real(rt, LDiversity(2), pool) is None
-        future = real(rt, TCloseness(0.3), pool)
-        assert future is not None
-        assert future.result() == api.closeness_bounds(rt, TCloseness(0.3))
-        assert future.result()["t-star-free"] > 0
+    got = _started_only_for(monkeypatch, "closeness_ahead", 9, {"t": 0.5},
+                            [KAnonymity(3), LDiversity(2)], TCloseness(0.3))
+    assert got == api.closeness_bounds(_row_types(_table(9)), TCloseness(0.3))
+    assert got["t-star-free"] > 0
