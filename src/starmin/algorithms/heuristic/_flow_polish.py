@@ -122,9 +122,10 @@ def closeness_limits(o: IntArray, t: Fraction, k: int = 1) -> Limits:
             hi, lo = np.where(ok, mid, hi), np.where(ok, lo, mid + 1)
             lo = np.minimum(lo, hi)
         F = hi
-        fits = excess(X, F) <= tf * F - SLACK * F
+        at_floor = excess(X, F)
+        fits = at_floor <= tf * F - SLACK * F
         base = np.maximum(X, np.floor(Q[None, :] * F[:, None]).astype(np.int64))
-        slack = np.clip(tf * F - excess(X, F) - SLACK * F, 0, None)
+        slack = np.clip(tf * F - at_floor - SLACK * F, 0, None)
         H = base + np.floor(slack[:, None] * Q[None, :]).astype(np.int64)
         return np.where(fits[:, None], H, X), np.where(fits, F, N)
 

@@ -110,7 +110,7 @@ from starmin.data.rowtypes import RowTypes
 from starmin.errors import InvalidInput, StarminError
 from starmin.models.apply import check_feasible, holds
 from starmin.models.base import PrivacyModel
-from starmin.models.combine import implied_k
+from starmin.models.combine import implied_k, parts
 from starmin.transform.plan import Guarantee, ReleasePlan
 
 NAME = "merge-repair"
@@ -401,9 +401,8 @@ def close_suits(model: PrivacyModel, rt: RowTypes) -> bool:
     from starmin.models.matrix_distance import MatrixDistance
     from starmin.models.t_closeness import TCloseness
 
-    parts = getattr(model, "models", None) or (model,)
     if any(isinstance(p, TCloseness) and isinstance(p.distance, MatrixDistance)
-           for p in parts):
+           for p in parts(model)):
         return False
     return has_t_closeness(model) and len(rt.sensitive) == 1 and 0 < rt.m <= LEVEL_MAX_M
 
@@ -465,8 +464,7 @@ def level_l(model: PrivacyModel, rt: RowTypes) -> int | None:
         return None
     if not diverse_suits(model):
         return implied_l(model)
-    parts = getattr(model, "models", None) or (model,)
-    return max(int(p.l) for p in parts if isinstance(p, LDiversity))
+    return max(int(p.l) for p in parts(model) if isinstance(p, LDiversity))
 
 
 def initial_plan(rt: RowTypes, model: PrivacyModel, st: Settings, seed: int, judge: Judge,
@@ -678,10 +676,10 @@ def flow_limits(model: PrivacyModel, rt: RowTypes, k: int = 1) -> Limits | None:
     if diverse_suits(model):
         l = level_l(model, rt)
         return None if l is None else frequency_limits(l)
-    parts = getattr(model, "models", None) or (model,)
-    t = [p for p in parts if isinstance(p, TCloseness)]
+    held = parts(model)
+    t = [p for p in held if isinstance(p, TCloseness)]
     if (len(t) == 1 and isinstance(t[0].distance, EqualDistance)
-            and all(isinstance(p, TCloseness | KAnonymity) for p in parts)):
+            and all(isinstance(p, TCloseness | KAnonymity) for p in held)):
         return closeness_limits(rt.counts.sum(axis=0), t[0].t_exact, k)
     return None
 
