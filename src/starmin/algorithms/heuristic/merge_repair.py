@@ -35,7 +35,9 @@ Algorithm (each class is released as its suppressor, Liang & Yuan Sec. 2).
       (ties: the merged sensitive distribution closest to the table's, in total variation
       ``tv``) are judged in one call; a merge that satisfies the model wins (a violating
       partner counts as two repairs); if none does, rule ``cost`` takes the cheapest and rule
-      ``spread`` the smallest ``tv`` -- both rules are run and the better release kept;
+      ``spread`` the smallest ``tv`` -- both rules are run and the better release kept
+      (a rule that would have taken every partner the first run took is not run again: it
+      would repeat that run step for step; the certificate marks it ``same_as``);
    b. *pull* a few rows of the cheapest partners into ``A`` (:mod:`._pull`), each donor still
       satisfying the model;
    c. *eject* the fewest over-represented rows of ``A`` so that it satisfies the model, into
@@ -267,14 +269,22 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
             f"({time.perf_counter() - t0:.2f} s)")
         mine: dict[str, Any] = {"start": start, "start_classes": start_plan.t_out,
                                 "start_stars": start_plan.stars, "rules": {}}
+        same: dict[str, str] = {}  # a rule -> an earlier rule whose merges it would repeat
         for rule in st.rules:
+            if rule in same:
+                mine["rules"][rule] = dict(mine["rules"][same[rule]], same_as=same[rule])
+                say(f"{NAME}: start {start}, rule {rule}: the same merges as rule "
+                    f"{same[rule]}, so the same release (not run again)")
+                continue
             t1 = time.perf_counter()
             members = Members(rt.codes, start_plan.out_idx, start_plan.type_idx,
                               start_plan.key_idx, start_plan.count, start_plan.t_out)
             cls = Classes(start_plan.outputs, start_plan.class_key_counts(rt.s), members,
                           judge)
             tie = np.random.default_rng(seed).permutation(cls.G).astype(np.int64)
-            repair(cls, rt, st, tie, rule, say)
+            later = tuple(r for r in st.rules if r not in mine["rules"] and r != rule)
+            for r in repair(cls, rt, st, tie, rule, say, later):
+                same[r] = rule
             repaired = cls.stars
             plan = polish(rt, cls.groups(), judge, st, floor, flow)
             mine["rules"][rule] = {"merges": cls.merges, "pulls": cls.pulls,
@@ -549,8 +559,14 @@ def whole_table_plan(rt: RowTypes) -> ReleasePlan:
 
 
 def repair(cls: Classes, rt: RowTypes, st: Settings, tie: IntArray, rule: str,
-           say: Progress) -> None:
-    """Merge violating classes, smallest first, until none is left (module docstring, 2)."""
+           say: Progress, others: tuple[str, ...] = ()) -> set[str]:
+    """Merge violating classes, smallest first, until none is left (module docstring, 2).
+
+    Returns the rules of ``others`` that would have taken every merge partner this run took.
+    The rules differ only there (:func:`choose_partner`), and everything else is
+    deterministic, so the same repair under such a rule would make the same steps from the
+    same start and end in the same classes."""
+    agree = set(others)
     q = rt.counts.sum(axis=0) / max(rt.n, 1)                   # (s,) the table's distribution
     heap = [(int(cls.n[a]), int(tie[a]), a) for a in cls.violating.tolist()]
     heapq.heapify(heap)
@@ -565,7 +581,7 @@ def repair(cls: Classes, rt: RowTypes, st: Settings, tie: IntArray, rule: str,
         size, _, a = heapq.heappop(heap)
         if not cls.alive[a] or cls.ok[a] or size != cls.n[a]:
             continue
-        b, window, eff = choose_partner(cls, a, st, tie, q, rule)
+        b, window, eff, differ = choose_partner(cls, a, st, tie, q, rule, others)
         pull = best_pull(cls, a, window[: st.donors], q) if st.donors else None
         eject = best_eject(cls, a, window, q) if st.eject else None
         if eject is not None and eject[0] < min(eff, pull[0] if pull else np.inf):
@@ -577,20 +593,25 @@ def repair(cls: Classes, rt: RowTypes, st: Settings, tie: IntArray, rule: str,
             touched = [cls.pull(a, pull[1])]
         else:
             touched = [cls.merge(a, b)]
+            agree -= differ
         for c in touched:
             if cls.alive[c] and not cls.ok[c]:
                 heapq.heappush(heap, (int(cls.n[c]), int(tie[c]), c))
+    return agree
 
 
 def choose_partner(cls: Classes, a: int, st: Settings, tie: IntArray,
-                   q: NDArray[np.float64], rule: str) -> tuple[int, IntArray, float]:
-    """The class ``a`` merges with (module docstring, step 2).
+                   q: NDArray[np.float64], rule: str, others: tuple[str, ...] = ()
+                   ) -> tuple[int, IntArray, float, frozenset[str]]:
+    """The class ``a`` merges with (module docstring, step 2), the window and the price of
+    the merge, and the rules of ``others`` that would take another partner.
 
     The window: the ``width`` cheapest partners by added stars, then by the total variation
     distance ``tv`` of the merged sensitive distribution from the table's ``q``. Among them,
     merges that satisfy the model win (fewest added stars per repaired class, a violating
     partner counting twice); if none does, rule ``cost`` takes the fewest added stars per
-    violating class removed and rule ``spread`` the smallest ``tv``.
+    violating class removed and rule ``spread`` the smallest ``tv``. Only that last choice
+    depends on the rule: the window and the price (infinite then) do not.
     """
     ids = cls.neighbours(a, st.h) if cls.live_count > st.full_scan else np.zeros(0, np.int64)
     if len(ids):
@@ -613,14 +634,16 @@ def choose_partner(cls: Classes, a: int, st: Settings, tie: IntArray,
     ids, cost, tv = ids[order], cost[order], tv[order]
     ok = cls.judge(merged[order])
     eff = cost / (1.0 + ~cls.ok[ids])                     # a violating partner: two repaired
+    differ: frozenset[str] = frozenset()
     if ok.any():
         pool = np.flatnonzero(ok)
         best = pool[np.lexsort((tie[ids[pool]], tv[pool], eff[pool]))[0]]
-    elif rule == "cost":
-        best = np.lexsort((tie[ids], tv, eff))[0]
     else:
-        best = np.lexsort((tie[ids], eff, tv))[0]
-    return int(ids[best]), ids, float(eff[best]) if ok[best] else float("inf")
+        pick = {r: int(np.lexsort((tie[ids], tv, eff) if r == "cost" else (tie[ids], eff, tv))[0])
+                for r in (rule, *others)}
+        best = pick[rule]
+        differ = frozenset(r for r in others if pick[r] != best)
+    return int(ids[best]), ids, float(eff[best]) if ok[best] else float("inf"), differ
 
 
 def polish(rt: RowTypes, classes: list[Entries], judge: Judge, st: Settings,
