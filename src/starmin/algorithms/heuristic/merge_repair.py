@@ -581,7 +581,8 @@ def repair(cls: Classes, rt: RowTypes, st: Settings, tie: IntArray, rule: str,
         size, _, a = heapq.heappop(heap)
         if not cls.alive[a] or cls.ok[a] or size != cls.n[a]:
             continue
-        b, window, eff, differ = choose_partner(cls, a, st, tie, q, rule, others)
+        b, window, eff, differ = choose_partner(cls, a, st, tie, q, rule,
+                                                tuple(r for r in others if r in agree))
         pull = best_pull(cls, a, window[: st.donors], q) if st.donors else None
         eject = best_eject(cls, a, window, q) if st.eject else None
         if eject is not None and eject[0] < min(eff, pull[0] if pull else np.inf):
@@ -639,7 +640,8 @@ def choose_partner(cls: Classes, a: int, st: Settings, tie: IntArray,
         pool = np.flatnonzero(ok)
         best = pool[np.lexsort((tie[ids[pool]], tv[pool], eff[pool]))[0]]
     else:
-        pick = {r: int(np.lexsort((tie[ids], tv, eff) if r == "cost" else (tie[ids], eff, tv))[0])
+        tid = tie[ids]
+        pick = {r: int(np.lexsort((tid, tv, eff) if r == "cost" else (tid, eff, tv))[0])
                 for r in (rule, *others)}
         best = pick[rule]
         differ = frozenset(r for r in others if pick[r] != best)
