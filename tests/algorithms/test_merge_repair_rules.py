@@ -82,3 +82,14 @@ def test_the_skip_is_reported_in_the_progress() -> None:
     skipped = [r for r, v in plan.certificate["rules"].items() if "same_as" in v]
     assert skipped == ["spread"]
     assert any("rule spread: the same merges as rule cost" in x for x in lines)
+
+
+def test_either_order_of_the_rules() -> None:
+    """The rule run first is the one kept; the later one is checked against it."""
+    rt = random_table(701, 90, 4, values=[2, 3, 4, 5], s=4)
+    model = DistinctLDiversity(3)
+    ahead = merge_repair.solve(rt, model, start="levels")
+    behind = merge_repair.solve(rt, model, start="levels", rules=("spread", "cost"))
+    assert behind.certificate["rules"]["cost"]["same_as"] == "spread"
+    assert "same_as" not in behind.certificate["rules"]["spread"]
+    assert _same_plan(ahead, behind)
