@@ -9,8 +9,6 @@ as when both always ran."""
 
 from __future__ import annotations
 
-import numpy as np
-
 from starmin.algorithms.heuristic import merge_repair
 from starmin.data.rowtypes import RowTypes
 from starmin.errors import Infeasible
@@ -25,18 +23,13 @@ from starmin.models import (
 )
 from starmin.models.apply import check_feasible
 from starmin.models.base import PrivacyModel
-from starmin.transform.plan import ReleasePlan
+from tests.helpers.plans import same_plan
 from tests.helpers.tables import random_table
 
 MODELS: list[PrivacyModel] = [
     KAnonymity(3), LDiversity(2), LDiversity(3), DistinctLDiversity(3), EntropyLDiversity(2),
     RecursiveCLDiversity(2, 3), TCloseness(0.2), AllOf(KAnonymity(3), TCloseness(0.3)),
 ]
-
-
-def _same_plan(a: ReleasePlan, b: ReleasePlan) -> bool:
-    return all(np.array_equal(getattr(a, f), getattr(b, f))
-               for f in ("outputs", "out_idx", "type_idx", "key_idx", "count"))
 
 
 def _tables() -> list[RowTypes]:
@@ -61,7 +54,7 @@ def test_a_rule_not_run_again_gives_the_first_rules_release() -> None:
                 for rule in merge_repair.RULES[1:]:
                     if rules[rule].get("same_as") == first:
                         skipped += 1
-                        assert _same_plan(alone[rule], alone[first]), (model.name, start)
+                        assert same_plan(alone[rule], alone[first]), (model.name, start)
                         assert {**rules[rule], "same_as": None} == {**rules[first],
                                                                     "same_as": None}
                     else:
@@ -71,7 +64,7 @@ def test_a_rule_not_run_again_gives_the_first_rules_release() -> None:
                     assert rules[first]["stars"] == alone[first].stars
                 best = min(merge_repair.RULES, key=lambda r: alone[r].stars)
                 if both.certificate.get("rule") != "whole table":
-                    assert _same_plan(both, alone[best]), (model.name, start)
+                    assert same_plan(both, alone[best]), (model.name, start)
     assert skipped and ran  # both cases occur on these tables
 
 
@@ -92,4 +85,4 @@ def test_either_order_of_the_rules() -> None:
     behind = merge_repair.solve(rt, model, start="levels", rules=("spread", "cost"))
     assert behind.certificate["rules"]["cost"]["same_as"] == "spread"
     assert "same_as" not in behind.certificate["rules"]["spread"]
-    assert _same_plan(ahead, behind)
+    assert same_plan(ahead, behind)

@@ -56,6 +56,7 @@ from starmin.models import (
 )
 from starmin.transform.plan import STAR, ReleasePlan
 from starmin.verifier import verify
+from tests.helpers.plans import same_plan
 
 SENSITIVE = ("a", "b", "c", "d")
 SEEDS = (0, 7)
@@ -239,12 +240,6 @@ def test_cases_are_not_trivial() -> None:
     assert any(v is None for v in opts.values())
     for m in MODELS:  # every model needs stars somewhere
         assert any(opts[t, m] for t in TABLES), m
-
-
-def same_plan(a: ReleasePlan, b: ReleasePlan) -> bool:
-    return (all(np.array_equal(getattr(a, f), getattr(b, f))
-                for f in ("outputs", "out_idx", "type_idx", "key_idx", "count"))
-            and a.lower_bound == b.lower_bound and a.method == b.method)
 
 
 def implied_stars(plan: ReleasePlan) -> tuple[int, int]:
