@@ -77,6 +77,7 @@ N. Li, T. Li and S. Venkatasubramanian, ICDE 2007, Sec. 4 (t-closeness, EMD).
 from __future__ import annotations
 
 import heapq
+import os
 import time
 from dataclasses import dataclass, replace
 from typing import Any
@@ -86,6 +87,7 @@ from numpy.typing import NDArray
 
 from starmin.algorithms._progress import Meter
 from starmin.algorithms.base import Algorithm, AutoRun, Progress, silent
+from starmin.algorithms.heuristic._beside import Beside, usable_cpus
 from starmin.algorithms.heuristic._carve import carve
 from starmin.algorithms.heuristic._distinct_lp import LP_LEVELS as DISTINCT_LP_LEVELS
 from starmin.algorithms.heuristic._distinct_lp import joint_work
@@ -108,6 +110,7 @@ from starmin.algorithms.heuristic._moves import improve
 from starmin.algorithms.heuristic._pull import best_eject, best_pull, first_stable
 from starmin.algorithms.heuristic._split_refine import Entries, refine
 from starmin.algorithms.heuristic._start import copies, row_type_plan, spread_keys, start_size
+from starmin.algorithms.heuristic._start_worker import JOB_KIND
 from starmin.data.rowtypes import RowTypes
 from starmin.errors import InvalidInput, StarminError
 from starmin.models.apply import check_feasible, holds
@@ -149,6 +152,7 @@ class Settings:
     moves: bool = True
     flow_rounds: int = FLOW_ROUNDS
     t_flow_rounds: int = 0
+    workers: int | None = None
 
     @classmethod
     def of(cls, options: dict[str, Any]) -> Settings:
@@ -193,6 +197,11 @@ class Settings:
         if not st.rules or any(r not in RULES for r in st.rules):
             raise InvalidInput(f"rules must name some of {', '.join(RULES)}, got "
                                f"{st.rules!r}: use e.g. rules=('cost',)")
+        w = st.workers
+        if w is not None and (isinstance(w, bool | np.bool_) or not isinstance(w, int | np.integer)
+                              or w < 1):
+            raise InvalidInput(f"{NAME}: workers must be a whole number >= 1, got {w!r}: use "
+                               "e.g. workers=1 (the starts one after the other)")
         return st
 
     @property
@@ -244,8 +253,10 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     cycles of a flow round of :mod:`._flow_polish` and carving), ``t_flow_rounds`` (the same
     for t-closeness under the equal distance, alone or with k-anonymity; default 0, off: on
     ARX adult it saves 0.3-1.3 % of the stars for 2-4 s more, on adult repeated to 1M rows
-    1.2 % for 13 CPU s more, twice the solve). Deterministic
-    for a given ``seed`` (it only breaks ties).
+    1.2 % for 13 CPU s more, twice the solve), ``workers`` (starts run at once, the second
+    in a child process, :func:`start_workers`; default ``None``: two on tables of at least
+    :data:`BESIDE_MIN_TYPES` row types when two CPUs are usable; the release is the same for
+    any number). Deterministic for a given ``seed`` (it only breaks ties).
     Raises ``Infeasible`` when no release satisfies the model and ``InvalidInput`` for a bad
     option.
     """
@@ -263,38 +274,11 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     flow = flow_limits(model, rt, floor)
     if not diverse_suits(model):  # t-closeness's flow polish: only when asked for (below)
         st = replace(st, flow_rounds=st.t_flow_rounds)
-    for name in names:
-        start, start_plan = initial_plan(rt, model, st, seed, judge, say, name)
-        say(f"{NAME}: start {start}: {start_plan.t_out} classes, {start_plan.stars} stars "
-            f"({time.perf_counter() - t0:.2f} s)")
-        mine: dict[str, Any] = {"start": start, "start_classes": start_plan.t_out,
-                                "start_stars": start_plan.stars, "rules": {}}
-        same: dict[str, str] = {}  # a rule -> an earlier rule whose merges it would repeat
-        for rule in st.rules:
-            if rule in same:
-                mine["rules"][rule] = dict(mine["rules"][same[rule]], same_as=same[rule])
-                say(f"{NAME}: start {start}, rule {rule}: the same merges as rule "
-                    f"{same[rule]}, so the same release (not run again)")
-                continue
-            t1 = time.perf_counter()
-            members = Members(rt.codes, start_plan.out_idx, start_plan.type_idx,
-                              start_plan.key_idx, start_plan.count, start_plan.t_out)
-            cls = Classes(start_plan.outputs, start_plan.class_key_counts(rt.s), members,
-                          judge)
-            tie = np.random.default_rng(seed).permutation(cls.G).astype(np.int64)
-            later = tuple(r for r in st.rules if r not in mine["rules"] and r != rule)
-            for r in repair(cls, rt, st, tie, rule, say, later):
-                same[r] = rule
-            repaired = cls.stars
-            plan = polish(rt, cls.groups(), judge, st, floor, flow)
-            mine["rules"][rule] = {"merges": cls.merges, "pulls": cls.pulls,
-                                   "repaired_stars": repaired, "stars": plan.stars}
-            say(f"{NAME}: start {start}, rule {rule}: {cls.merges} merges, {repaired} stars, "
-                f"polished {plan.stars} ({time.perf_counter() - t1:.2f} s)")
-            if best is None or plan.stars < best.stars:
-                best = plan
-                cert.update(mine, rule=rule)
-        cert["starts"][start] = min(r["stars"] for r in mine["rules"].values())
+    for run in _start_runs(rt, model, st, seed, names, judge, floor, flow, say, t0):
+        if best is None or run.plan.stars < best.stars:
+            best = run.plan
+            cert.update(run.mine, rule=run.rule)
+        cert["starts"][run.start] = min(r["stars"] for r in run.mine["rules"].values())
     assert best is not None
     best.validate(rt)
     if not holds(model, rt, best.class_key_counts(rt.s)).all():
@@ -304,6 +288,123 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     if whole.stars < best.stars:
         best, cert["rule"] = whole, "whole table"
     return best.with_info(method=NAME, guarantee=GUARANTEE, certificate=cert)
+
+
+@dataclass(frozen=True)
+class StartRun:
+    """One start's repairs: its certificate entry ``mine`` (start, its size, and each rule's
+    merges, pulls and stars), its best release over the rules (ties: the earlier rule) and
+    that rule."""
+
+    start: str
+    mine: dict[str, Any]
+    plan: ReleasePlan
+    rule: str
+
+
+def run_start(rt: RowTypes, model: PrivacyModel, st: Settings, seed: int, name: str,
+              judge: Judge, floor: int, flow: Limits | None, say: Progress,
+              t0: float) -> StartRun:
+    """Start ``name``, then each partner rule's repair and polish (module docstring, steps
+    1-3); a rule that would repeat an earlier rule's merges is not run again."""
+    start, start_plan = initial_plan(rt, model, st, seed, judge, say, name)
+    say(f"{NAME}: start {start}: {start_plan.t_out} classes, {start_plan.stars} stars "
+        f"({time.perf_counter() - t0:.2f} s)")
+    mine: dict[str, Any] = {"start": start, "start_classes": start_plan.t_out,
+                            "start_stars": start_plan.stars, "rules": {}}
+    same: dict[str, str] = {}  # a rule -> an earlier rule whose merges it would repeat
+    best: tuple[ReleasePlan, str] | None = None
+    for rule in st.rules:
+        if rule in same:
+            mine["rules"][rule] = dict(mine["rules"][same[rule]], same_as=same[rule])
+            say(f"{NAME}: start {start}, rule {rule}: the same merges as rule "
+                f"{same[rule]}, so the same release (not run again)")
+            continue
+        t1 = time.perf_counter()
+        members = Members(rt.codes, start_plan.out_idx, start_plan.type_idx,
+                          start_plan.key_idx, start_plan.count, start_plan.t_out)
+        cls = Classes(start_plan.outputs, start_plan.class_key_counts(rt.s), members, judge)
+        tie = np.random.default_rng(seed).permutation(cls.G).astype(np.int64)
+        later = tuple(r for r in st.rules if r not in mine["rules"] and r != rule)
+        for r in repair(cls, rt, st, tie, rule, say, later):
+            same[r] = rule
+        repaired = cls.stars
+        plan = polish(rt, cls.groups(), judge, st, floor, flow)
+        mine["rules"][rule] = {"merges": cls.merges, "pulls": cls.pulls,
+                               "repaired_stars": repaired, "stars": plan.stars}
+        say(f"{NAME}: start {start}, rule {rule}: {cls.merges} merges, {repaired} stars, "
+            f"polished {plan.stars} ({time.perf_counter() - t1:.2f} s)")
+        if best is None or plan.stars < best[0].stars:
+            best = (plan, rule)
+    assert best is not None
+    return StartRun(start, mine, best[0], best[1])
+
+
+def run_start_alone(rt: RowTypes, model: PrivacyModel, st: Settings, seed: int, name: str,
+                    say: Progress) -> StartRun:
+    """:func:`run_start` with its own judge, class floor and flow limits (what a second
+    process runs, :mod:`._start_worker`); ``st`` as :func:`solve` passes it on."""
+    floor = class_floor(model, rt)
+    return run_start(rt, model, st, seed, name, make_judge(model, rt), floor,
+                     flow_limits(model, rt, floor), say, time.perf_counter())
+
+
+BESIDE_MIN_TYPES = 2_000
+"""Fewest row types at which a start runs in a second process by default (``workers``): the
+child's start-up (a fresh interpreter importing starmin, numpy and SciPy) is about 1 s, more
+than a start costs on smaller tables."""
+
+
+def start_workers(st: Settings, rt: RowTypes, starts: int) -> int:
+    """How many of ``starts`` run at once: the ``workers`` option, else (``None``) two when
+    the table has at least :data:`BESIDE_MIN_TYPES` row types, this process may use two CPUs
+    and the environment variable ``STARMIN_WORKERS`` does not say ``1``; never more than the
+    starts."""
+    if st.workers is not None:
+        return max(1, min(int(st.workers), starts))
+    env = os.environ.get("STARMIN_WORKERS", "").strip()
+    if env:
+        if not env.isdigit() or int(env) < 1:
+            raise InvalidInput(f"STARMIN_WORKERS must be a whole number >= 1, got {env!r}: "
+                               "use e.g. STARMIN_WORKERS=1 (one process) or unset it")
+        return max(1, min(int(env), starts))
+    if rt.t_in < BESIDE_MIN_TYPES:
+        return 1
+    return max(1, min(2, usable_cpus(), starts))
+
+
+def _start_runs(rt: RowTypes, model: PrivacyModel, st: Settings, seed: int,
+                names: list[str], judge: Judge, floor: int, flow: Limits | None,
+                say: Progress, t0: float) -> list[StartRun]:
+    """Each start's run, in the order of ``names``. With ``w`` workers
+    (:func:`start_workers`) the 2nd to ``w``-th start run in child processes
+    (:mod:`._beside`) while this process runs the first; a child that fails is run here.
+    The runs are the same either way (nothing depends on timing), so the release is."""
+    w = start_workers(st, rt, len(names))
+    beside: dict[str, Beside] = {}
+    try:
+        for name in names[1:w]:
+            beside[name] = Beside((JOB_KIND, rt, model, st, seed, name))
+        if beside:
+            say(f"{NAME}: start(s) {', '.join(beside)} in a second process beside "
+                f"start {names[0]}")
+        runs: list[StartRun] = []
+        for name in names:
+            child = beside.get(name)
+            got = None if child is None else child.result()
+            if got is None:
+                if child is not None:
+                    say(f"{NAME}: start {name}: {child.failure}; running it here")
+                runs.append(run_start(rt, model, st, seed, name, judge, floor, flow, say, t0))
+                continue
+            run, lines = got
+            for line in lines:
+                say(f"{line} [second process]")
+            runs.append(run)
+        return runs
+    finally:
+        for child in beside.values():
+            child.close()
 
 
 def make_judge(model: PrivacyModel, rt: RowTypes) -> Judge:
