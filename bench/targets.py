@@ -10,8 +10,9 @@ every other model with the eight QIs and ``occupation`` sensitive. Hierarchical 
 uses ARX's occupation hierarchy (``adult_hierarchy_occupation.csv``). The bound is the report's
 certified lower bound (the best of the combinatorial bounds and the LP core's, independent of
 the method); gap = stars / bound. "target" is issue 8's ratio for the row, "met" compares.
-Wall (``time.perf_counter``) and CPU (``time.process_time``) seconds of the call, and CPU
-milliseconds per 1,000 rows.
+Wall (``time.perf_counter``) and CPU (``portfolio.cpu_seconds``: this process and its
+children, merge-repair's second start among them) seconds of the call, and CPU milliseconds per
+1,000 rows.
 
     python bench/targets.py                 # every configuration
     python bench/targets.py --only k5 t0.2  # some (the other runs in the file are kept)
