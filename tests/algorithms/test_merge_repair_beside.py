@@ -92,7 +92,7 @@ def test_a_failing_child_is_run_here(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_the_child_computes_what_the_parent_would() -> None:
     rt = random_table(902, 60, 3, values=[2, 3, 4], s=3)
     model = TCloseness(0.4)
-    st = merge_repair.Settings.of({"start": "pattern-packing"})
+    st = merge_repair.settings(model, {"start": "pattern-packing"})
     run, lines = run_job((JOB_KIND, rt, model, st, 0, "pattern-packing"))
     here = merge_repair.solve(rt, model, start="pattern-packing", workers=1)
     assert run.plan.stars == here.stars

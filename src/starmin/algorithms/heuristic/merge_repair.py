@@ -261,7 +261,7 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     option.
     """
     say = progress or silent
-    st = Settings.of(options)
+    st = settings(model, options)
     check_feasible(model, rt)
     t0 = time.perf_counter()
     judge = make_judge(model, rt)
@@ -272,8 +272,6 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     best: ReleasePlan | None = None
     floor = class_floor(model, rt)
     flow = flow_limits(model, rt, floor)
-    if not diverse_suits(model):  # t-closeness's flow polish: only when asked for (below)
-        st = replace(st, flow_rounds=st.t_flow_rounds)
     for run in _start_runs(rt, model, st, seed, names, judge, floor, flow, say, t0):
         if best is None or run.plan.stars < best.stars:
             best = run.plan
@@ -288,6 +286,14 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     if whole.stars < best.stars:
         best, cert["rule"] = whole, "whole table"
     return best.with_info(method=NAME, guarantee=GUARANTEE, certificate=cert)
+
+
+def settings(model: PrivacyModel, options: dict[str, Any]) -> Settings:
+    """The checked settings of a run on ``model`` (:meth:`Settings.of`), as every start
+    takes them: ``flow_rounds`` is frequency l-diversity's; for the other models the flow
+    polish (t-closeness's) runs only when ``t_flow_rounds`` asks."""
+    st = Settings.of(options)
+    return st if diverse_suits(model) else replace(st, flow_rounds=st.t_flow_rounds)
 
 
 @dataclass(frozen=True)
@@ -343,7 +349,8 @@ def run_start(rt: RowTypes, model: PrivacyModel, st: Settings, seed: int, name: 
 def run_start_alone(rt: RowTypes, model: PrivacyModel, st: Settings, seed: int, name: str,
                     say: Progress) -> StartRun:
     """:func:`run_start` with its own judge, class floor and flow limits (what a second
-    process runs, :mod:`._start_worker`); ``st`` as :func:`solve` passes it on."""
+    process runs, :mod:`._start_worker`); ``st`` from :func:`settings`, as :func:`solve`
+    passes it on."""
     floor = class_floor(model, rt)
     return run_start(rt, model, st, seed, name, make_judge(model, rt), floor,
                      flow_limits(model, rt, floor), say, time.perf_counter())
