@@ -10,6 +10,7 @@ from numpy.typing import NDArray
 from starmin.data.rowtypes import RowTypes
 from starmin.errors import InvalidInput, StarminError, param
 from starmin.models.base import PrivacyModel
+from starmin.models.combine import parts as parts_of
 
 
 def holds(model: PrivacyModel, rt: RowTypes, key_counts: NDArray[np.integer]) -> NDArray[np.bool_]:
@@ -31,7 +32,7 @@ def check_sensitive(model: PrivacyModel, sensitive: Sequence[str]) -> None:
     """Raise when ``model`` judges sensitive values but no sensitive column is named."""
     if sensitive:
         return
-    parts = getattr(model, "models", None) or (model,)
+    parts = tuple(parts_of(model))
     needy = [m.name for m in parts if m.uses_sensitive]
     if needy:
         raise InvalidInput(f"{needy[0]} needs a sensitive column, and none was given: name it "

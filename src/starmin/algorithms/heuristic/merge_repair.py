@@ -638,8 +638,7 @@ def has_t_closeness(model: PrivacyModel) -> bool:
     against 3,272,666 in 23-30 with ``k = 7``; on ARX adult ``c = 1`` (unchanged)."""
     from starmin.models.t_closeness import TCloseness
 
-    parts = getattr(model, "models", None) or (model,)
-    return any(isinstance(p, TCloseness) for p in parts)
+    return any(isinstance(p, TCloseness) for p in parts(model))
 
 
 def diverse_suits(model: PrivacyModel) -> bool:
@@ -652,10 +651,10 @@ def diverse_suits(model: PrivacyModel) -> bool:
     from starmin.models.k_anonymity import KAnonymity
     from starmin.models.l_diversity import LDiversity
 
-    parts = getattr(model, "models", None) or (model,)
-    ls = [p.l for p in parts if isinstance(p, LDiversity)]
-    ks = [p.k for p in parts if isinstance(p, KAnonymity)]
-    return (bool(ls) and len(ls) + len(ks) == len(parts)
+    each = parts(model)
+    ls = [p.l for p in each if isinstance(p, LDiversity)]
+    ks = [p.k for p in each if isinstance(p, KAnonymity)]
+    return (bool(ls) and len(ls) + len(ks) == len(each)
             and max(ks, default=1) <= min(ls))
 
 
@@ -845,13 +844,13 @@ def repair_work(model: PrivacyModel, rt: RowTypes, k: int) -> float:
     beside t-closeness counts none (:data:`REPAIR_K_POWER`)."""
     if not model.uses_sensitive:
         return 5e-6 * rt.t_in * rt.m
-    parts = getattr(model, "models", None) or (model,)
+    each = parts(model)
     if has_t_closeness(model):
         # k beside t costs t's repair: adult, k = 5 / 10 with t = 0.2 / 0.3, 1.9 / 1.3 CPU s
         # per rule, where k's 1.0 x k^0.75 had estimated 10.0 / 16.8 units
-        parts = tuple(p for p in parts if type(p).__name__ != "KAnonymity")
+        each = [p for p in each if type(p).__name__ != "KAnonymity"]
     factor = max(REPAIR_FACTOR.get(type(p).__name__, 1.0)
-                 * max(k, 1) ** REPAIR_K_POWER.get(type(p).__name__, 0.75) for p in parts)
+                 * max(k, 1) ** REPAIR_K_POWER.get(type(p).__name__, 0.75) for p in each)
     return 3e-5 * rt.t_in * rt.m * factor
 
 
