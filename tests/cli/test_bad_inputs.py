@@ -253,6 +253,30 @@ def test_unknown_sample(run) -> None:  # type: ignore[no-untyped-def]
     assert code == 2 and "unknown sample 'nope'" in err and "census" in err
 
 
+@pytest.mark.parametrize("command", ["anonymize", "verify", "info"])
+@pytest.mark.parametrize(("args", "words"), [
+    (["--qi", "a", "b"], ("unrecognized arguments: b", "--qi a,b", "--help")),
+    (["--qi=a", "b"], ("unrecognized arguments: b", "--qi a,b")),
+    (["--qi", "a", "b", "c"], ("unrecognized arguments: b, c", "--qi a,b,c")),
+    (["--qi", "a,b", "--sensitive", "c", "a"], ("--sensitive c,a",)),
+    (["--qi", "a,b", "--bogus"], ("unrecognized arguments: --bogus",)),
+])
+def test_words_no_flag_takes(run, tmp_path: Path, command: str, args: list[str],
+                             words: tuple[str, ...]) -> None:  # type: ignore[no-untyped-def]
+    """Arguments no flag takes: one line naming them and the subcommand's help; after the
+    value of a flag taking a list of columns, how to write the list (``--qi a,b``)."""
+    path = _make(tmp_path / "work", "good.csv", GOOD)
+    model = ["--k", "2"] if command != "info" else []
+    extra = ["-o", str(tmp_path / "work" / "out" / "r.csv")] if command == "anonymize" else []
+    code, err = run(command, str(path), *args, *model, *extra)
+    assert code == 2
+    for w in words:
+        assert w in err, err
+    assert f"see 'starmin {command} --help'" in err, err
+    if "--bogus" in args:
+        assert "takes one comma-separated list" not in err, err
+
+
 def test_verify_and_info_parameters(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     path = tmp_path / "good.csv"
     path.write_bytes(GOOD)

@@ -16,6 +16,33 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"starmin: {message}: see '{self.prog} --help'\n")
 
 
+LIST_FLAGS = ("--qi", "--sensitive", "--identifiers")
+"""The flags that take one comma-separated list of columns."""
+
+
+def unrecognized(args: list[str], extra: list[str]) -> str:
+    """The message for arguments no flag takes (``extra``, in the order of ``args``, the
+    command line after ``starmin``). Where they follow the value of a flag that takes a
+    comma-separated list (``--qi age zip``), it says how to write the list; else it names
+    them, as argparse does."""
+    words = ", ".join(extra)
+    if extra and extra[0] in args:
+        i = args.index(extra[0])
+        run = []
+        for a in args[i:]:  # the extras in a row from the first, none a flag
+            if a not in extra or a.startswith("-"):
+                break
+            run.append(a)
+        flag, value = (args[i - 2], args[i - 1]) if i >= 2 else ("", "")
+        if i >= 1 and args[i - 1].startswith("--") and "=" in args[i - 1]:
+            flag, value = args[i - 1].split("=", 1)
+        if run and flag in LIST_FLAGS and not value.startswith("-"):
+            joined = ",".join([value, *run])
+            return (f"unrecognized arguments: {words}: {flag} takes one comma-separated list "
+                    f"of columns, without spaces: {flag} {joined}")
+    return f"unrecognized arguments: {words}"
+
+
 def add_table_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("input", help="CSV (separator sniffed) or Parquet file, or sample:NAME "
                    "for a bundled sample (sample:census, sample:liang-yuan-table1, ...)")

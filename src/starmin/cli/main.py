@@ -21,6 +21,7 @@ from starmin.cli.args import (
     hierarchy_files,
     model_params,
     number,
+    unrecognized,
     whole,
 )
 from starmin.cli.generate import add_parser as add_generate_parser
@@ -513,7 +514,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     3 internal error, 130 interrupted). No traceback reaches the user unless
     ``STARMIN_DEBUG=1`` is set."""
     parser = build_parser()
-    ns = parser.parse_args(argv)
+    ns, extra = parser.parse_known_args(argv)
+    if extra:  # one line naming them, and how a list of columns is written
+        words = list(sys.argv[1:] if argv is None else argv)
+        parser.exit(2, f"starmin: {unrecognized(words, extra)}: see 'starmin "
+                    f"{ns.command} --help'\n")
     previous = _terminate_as_interrupt()
     try:
         if ns.command == "methods":
