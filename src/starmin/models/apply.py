@@ -10,7 +10,7 @@ from numpy.typing import NDArray
 from starmin.data.rowtypes import RowTypes
 from starmin.errors import InvalidInput, StarminError, param
 from starmin.models.base import PrivacyModel
-from starmin.models.combine import parts as parts_of
+from starmin.models.combine import parts
 
 
 def holds(model: PrivacyModel, rt: RowTypes, key_counts: NDArray[np.integer]) -> NDArray[np.bool_]:
@@ -32,8 +32,7 @@ def check_sensitive(model: PrivacyModel, sensitive: Sequence[str]) -> None:
     """Raise when ``model`` judges sensitive values but no sensitive column is named."""
     if sensitive:
         return
-    parts = tuple(parts_of(model))
-    needy = [m.name for m in parts if m.uses_sensitive]
+    needy = [m.name for m in parts(model) if m.uses_sensitive]
     if needy:
         raise InvalidInput(f"{needy[0]} needs a sensitive column, and none was given: name it "
                            f"with {param('sensitive', 'COLUMN')}")

@@ -47,8 +47,8 @@ def usable_cpus() -> int:
 class Beside:
     """One job running in a child process: ``Beside(job)`` starts it, :meth:`result` waits for
     it and returns what :func:`._start_worker.run_job` returned for ``job``, or ``None`` with
-    :attr:`failure` set when the child could not run it. Use as a context manager, or call
-    :meth:`close`: a child still running is then stopped and the files removed."""
+    :attr:`failure` set when the child could not run it. :meth:`close` (the caller's
+    ``finally``) stops a child still running and removes the files."""
 
     def __init__(self, job: tuple[Any, ...]) -> None:
         self.failure: str | None = None
@@ -97,9 +97,3 @@ class Beside:
         if self._err is not None:
             self._err.close()
         shutil.rmtree(self._dir, ignore_errors=True)
-
-    def __enter__(self) -> Beside:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()

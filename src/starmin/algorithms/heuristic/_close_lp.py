@@ -74,7 +74,7 @@ from starmin.algorithms.heuristic._merge_state import IntArray, Judge
 from starmin.algorithms.heuristic.pattern_keys import PatternKeys, masks_of_level
 from starmin.data.rowtypes import RowTypes
 from starmin.models.base import PrivacyModel
-from starmin.models.combine import parts as parts_of
+from starmin.models.combine import parts
 
 CLOSE_MAX_NONZEROS = 2 * MAX_NONZEROS
 """Largest LP built (adult, 8 QIs, occupation, t = 0.2: about 450,000 nonzeros at level 1,
@@ -124,8 +124,7 @@ def close_spec(model: PrivacyModel, rt: RowTypes) -> CloseSpec | None:
     from starmin.algorithms.t_closeness_bound import items_of, min_distance
     from starmin.models.t_closeness import TCloseness
 
-    parts = tuple(parts_of(model))
-    t_part = next((p for p in parts if isinstance(p, TCloseness)), None)
+    t_part = next((p for p in parts(model) if isinstance(p, TCloseness)), None)
     if t_part is None or len(rt.sensitive) != 1 or rt.n == 0:
         return None
     o = rt.counts.sum(axis=0).astype(np.int64)
