@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numbers
 import os
+import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from contextlib import contextmanager
@@ -24,8 +25,14 @@ from starmin.data.rowtypes import RowTypes
 from starmin.data.schema import Schema
 from starmin.engines.base import Engine, Stages
 from starmin.engines.choose import get_engine
-from starmin.errors import InvalidInput, StarminError, VerificationFailed, param
-from starmin.models.apply import check_feasible
+from starmin.errors import (
+    InvalidInput,
+    NoProtection,
+    StarminError,
+    VerificationFailed,
+    param,
+)
+from starmin.models.apply import check_feasible, protects_nothing
 from starmin.models.base import PrivacyModel
 from starmin.models.combine import implied_k, parts
 from starmin.report.record import Report
@@ -131,6 +138,7 @@ def _solve(rt: RowTypes, model: PrivacyModel, method: str = "auto", *, seed: int
     """:func:`solve`, and the portfolio's trials for ``auto`` (``None`` otherwise)."""
     check_objective(objective)
     check_feasible(model, rt)
+    _warn_if_unprotected(model, rt, progress or silent)
     if time_limit is not None and objective != "stars":
         raise InvalidInput(f"--time-limit applies to methods that minimize stars (the exact "
                            f"MILP): drop it, or drop {param('objective', objective)}")
@@ -166,6 +174,27 @@ def _solve(rt: RowTypes, model: PrivacyModel, method: str = "auto", *, seed: int
                                           "time_limit_used": False})
     plan.validate(rt)
     return _lowest_nodes(plan, rt), None
+
+
+def _warn_if_unprotected(model: PrivacyModel, rt: RowTypes, progress: Progress) -> None:
+    """Warn (:class:`~starmin.errors.NoProtection`, and a progress line) when ``model`` holds
+    for every class of ``rt``, even of one row: valid parameters, but the release keeps every
+    cell (``k=1``, ``l=1``, ``t=1``, ...)."""
+    if not protects_nothing(model, rt):
+        return
+    from starmin.models import KAnonymity, PSensitiveKAnonymity, TCloseness
+
+    more: list[str] = []
+    for m in parts(model):
+        hint = (f"{param('k', 2)} or more" if isinstance(m, KAnonymity | PSensitiveKAnonymity)
+                else f"a smaller {param('t')}" if isinstance(m, TCloseness)
+                else f"{param('l', 2)} or more")
+        more += [hint] if hint not in more else []
+    message = (f"the model ({model.name}) holds for every class of this table, even a class "
+               f"of one row, so the release needs no star and protects nothing: ask for more, "
+               f"e.g. {', or '.join(more)}")
+    progress(f"warning: {message}")
+    warnings.warn(message, NoProtection, stacklevel=3)
 
 
 def _budget(budget: object) -> float:

@@ -36,6 +36,12 @@ class SolverLimit(StarminError):
     """An exact method was asked to solve an instance beyond its documented size limit."""
 
 
+class NoProtection(UserWarning):
+    """The privacy model holds for every class of the table, even a class of one row (e.g.
+    ``k=1``, ``l=1``, ``t=1``): the release keeps every cell and protects nothing. A warning,
+    not an error: such parameters are valid. The CLI prints it as ``starmin: warning: ...``."""
+
+
 _ON_COMMAND_LINE: ContextVar[bool] = ContextVar("starmin_command_line", default=False)
 _NO_VALUE = object()
 

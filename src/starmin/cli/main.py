@@ -8,9 +8,10 @@ import os
 import sys
 import textwrap
 import time
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from starmin.cli.args import (
     Parser,
@@ -31,6 +32,7 @@ from starmin.cli.hierarchy import cmd_hierarchy
 from starmin.errors import (
     Infeasible,
     InvalidInput,
+    NoProtection,
     StarminError,
     VerificationFailed,
     command_line,
@@ -524,7 +526,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if ns.command == "methods":
             print(_methods_text())
             return EXIT_OK
-        with command_line():  # messages name flags (--k 5), not Python parameters (k=5)
+        with command_line(), warnings.catch_warnings():  # flags (--k 5), not k=5
+            warnings.simplefilter("always", NoProtection)
+            warnings.showwarning = _show_warning
             if ns.command not in ("report", "generate", "ui", "hierarchy"):  # no QI columns
                 _defaults(ns)
             code = {"anonymize": cmd_anonymize, "verify": cmd_verify, "info": cmd_info,
@@ -590,6 +594,19 @@ def _interrupted(argv: Sequence[str] | None) -> int:
     if argv is None:
         _exit_now(code)
     return code
+
+
+def _show_warning(message: Warning | str, category: type[Warning], filename: str,
+                  lineno: int, file: TextIO | None = None, line: str | None = None) -> None:
+    """starmin's own warnings (:class:`~starmin.errors.NoProtection`) as one line
+    ``starmin: warning: ...`` on stderr, also under ``--quiet``; others as Python shows them."""
+    if issubclass(category, NoProtection):
+        print(f"starmin: warning: {_one_line(message)}", file=sys.stderr, flush=True)
+    else:
+        _SHOW_WARNING(message, category, filename, lineno, file, line)
+
+
+_SHOW_WARNING = warnings.showwarning
 
 
 def _fail(message: str, code: int) -> int:

@@ -28,6 +28,37 @@ def holds(model: PrivacyModel, rt: RowTypes, key_counts: NDArray[np.integer]) ->
     return ok
 
 
+PROTECTS_NOTHING_MAX_VALUES = 1_000
+"""Sensitive columns with more values than this are not judged by :func:`protects_nothing`
+(one one-row class per value; a matrix distance solves an LP for each)."""
+
+
+def protects_nothing(model: PrivacyModel, rt: RowTypes) -> bool:
+    """Whether every class of ``rt``'s rows satisfies ``model``, so that no release needs a
+    star and none protects anything (e.g. k = 1, l = 1, t = 1, or t at least the largest
+    distance from one value's row to the table).
+
+    Decided on the one-row classes: every model here is closed under union of classes (see
+    docs/algorithms/merge-repair.md, "Why the release is always valid"), every class is a
+    union of one-row classes, and a one-row class's verdict on a sensitive column depends
+    only on its value there. So the answer is True exactly when a one-row class of each
+    value of each sensitive column passes. A column of more than
+    :data:`PROTECTS_NOTHING_MAX_VALUES` values is not judged: the answer is then False (no
+    warning; never a wrong one)."""
+    for tot, vals in zip(rt.sensitive_histograms(rt.counts.sum(axis=0)),
+                         rt.sensitive_values(), strict=True):
+        present = np.flatnonzero(tot[0])
+        if present.size > PROTECTS_NOTHING_MAX_VALUES:
+            return False
+        for start in range(0, present.size, 256):
+            idx = present[start:start + 256]
+            one_row = np.zeros((idx.size, tot.shape[1]), dtype=np.int64)
+            one_row[np.arange(idx.size), idx] = 1
+            if not model.evaluate(one_row, tot[0], vals).ok.all():
+                return False
+    return True
+
+
 def check_sensitive(model: PrivacyModel, sensitive: Sequence[str]) -> None:
     """Raise when ``model`` judges sensitive values but no sensitive column is named."""
     if sensitive:
