@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numbers
 import os
+import sys
 import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
@@ -194,7 +195,17 @@ def _warn_if_unprotected(model: PrivacyModel, rt: RowTypes, progress: Progress) 
                f"of one row, so the release needs no star and protects nothing: ask for more, "
                f"e.g. {', or '.join(more)}")
     progress(f"warning: {message}")
-    warnings.warn(message, NoProtection, stacklevel=3)
+    warnings.warn(message, NoProtection, stacklevel=_outside_starmin())
+
+
+def _outside_starmin() -> int:
+    """The ``stacklevel`` that makes a warning raised by this function's caller name the
+    first frame outside the ``starmin`` package (the user's call)."""
+    level, frame = 2, sys._getframe(2)
+    while frame.f_back is not None and str(frame.f_globals.get("__name__", "")).startswith(
+            "starmin"):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def _budget(budget: object) -> float:

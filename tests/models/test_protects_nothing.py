@@ -120,6 +120,7 @@ def test_anonymize_warns(params: dict[str, int], hint: str) -> None:
                                     **params)
     assert release.report.loss.stars == 0
     (warning,) = caught
+    assert warning.filename == __file__  # the user's call, not starmin's code
     assert "protects nothing" in str(warning.message) and hint in str(warning.message)
     assert any(line.startswith("warning: ") and "protects nothing" in line for line in lines)
 
