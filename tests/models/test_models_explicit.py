@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 import pytest
@@ -275,3 +276,11 @@ def test_evaluations_are_json_friendly_names() -> None:
                      "recursive (3, 2)-diversity", "0.2-closeness (equal distance)",
                      "0.2-closeness (ordered distance)", "2-sensitive 5-anonymity"]
     json.dumps(names)
+
+
+@pytest.mark.parametrize("k_of", [KAnonymity, lambda k: PSensitiveKAnonymity(1, k)])
+def test_the_rows_of_a_small_table_are_counted_in_words(k_of: Any) -> None:
+    with pytest.raises(Infeasible, match=r"larger than the table \(1 row\): no 2-anonymous"):
+        k_of(2).check_feasible(np.array([1]), ["x"])
+    with pytest.raises(Infeasible, match=r"larger than the table \(3 rows\): no 4-anonymous"):
+        k_of(4).check_feasible(np.array([3]), ["x"])

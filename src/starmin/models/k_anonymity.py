@@ -40,6 +40,6 @@ class KAnonymity:
         n = int(np.asarray(overall).sum())
         if self.k > n:
             raise Infeasible(
-                f"{param('k', self.k)} is larger than the table ({n} rows): no "
+                f"{param('k', self.k)} is larger than the table ({n} row{'' if n == 1 else 's'}): no "
                 f"{self.k}-anonymous release exists; use at most {param('k', n)}"
             )

@@ -59,7 +59,7 @@ class PSensitiveKAnonymity:
         _, o = as_counts(np.zeros((0, len(overall)), dtype=np.int64), overall)
         n, present = int(o.sum()), int((o > 0).sum())
         if self.k > n:
-            raise Infeasible(f"{param('k', self.k)} is larger than the table ({n} rows): no "
+            raise Infeasible(f"{param('k', self.k)} is larger than the table ({n} row{'' if n == 1 else 's'}): no "
                              f"{self.k}-anonymous release exists; use at most {param('k', n)}")
         if self.p > present:
             raise Infeasible(
