@@ -41,7 +41,9 @@ from verify_process import ENV
 REPO = Path(__file__).resolve().parents[1]
 ADULT = REPO / ".." / "shared" / "data" / "arx" / "adult.csv"
 SA = "occupation"
-TARGET = 1.6
+TARGETS = {"k5": 1.6, "l3_tp": 1.6, "t02": 10.0}
+"""Each command's target ratio to the reference: issue 11's 1.6 for k5 and l3_tp, issue 8's
+10 for t02."""
 
 REFERENCES = {
     "eager": ("import sys, json\n"
@@ -58,6 +60,12 @@ REFERENCES = {
 COMMANDS = {"k5": ["--k", "5"], "l3_tp": ["--l", "3", "--method", "tp"]}
 EXTRA_COMMANDS = {"t02": ["--t", "0.2"]}
 """Commands run only when named with ``--commands`` (issue 8: t = 0.2 on 1M rows <= 10x)."""
+
+
+def _targets(res: dict[str, Any]) -> dict[str, float]:
+    """The results' target per command (runs before stop 58 stored one number, 1.6)."""
+    target = res["target"]
+    return target if isinstance(target, dict) else {"all": float(target)}
 
 
 def make_table(rows: int, folder: Path) -> tuple[Path, list[str]]:
@@ -177,7 +185,7 @@ def main() -> None:
         "reference_command": "python -c 'import polars; df = pl.read_csv(TABLE); "
                              "df[.lazy()].group_by(QIS + occupation).len()[.collect()]; "
                              "df.write_csv(OUT)', the faster of eager and lazy in each round",
-        "target": TARGET, "sizes": {}}
+        "target": {k: TARGETS[k] for k in COMMANDS}, "sizes": {}}
     res["earlier_runs"] = earlier_runs(Path(ns.out))
     folder = Path(ns.data)
     for rows in ns.rows:
@@ -221,7 +229,8 @@ def markdown(res: dict[str, Any]) -> str:
     rows += ["", f"{res['date']}; {m['cores']} cores, Python {m['python']}, polars "
              f"{m['polars']}; {rounds} alternating rounds; load average at start "
              f"{m['load_average_at_start'][0]:.1f}, at end "
-             f"{m.get('load_average_at_end', [0.0])[0]:.1f}; target <= {res['target']}."]
+             f"{m.get('load_average_at_end', [0.0])[0]:.1f}; targets: "
+             + ", ".join(f"{k} <= {v}" for k, v in _targets(res).items()) + "."]
     return "\n".join(rows)
 
 
