@@ -37,9 +37,13 @@ class KAnonymity:
         return Evaluation(size >= self.k, size.astype(np.float64), "class size", True)
 
     def check_feasible(self, overall: NDArray[np.int64], values: Sequence[object]) -> None:
-        n = int(np.asarray(overall).sum())
-        if self.k > n:
-            raise Infeasible(
-                f"{param('k', self.k)} is larger than the table ({n} row{'' if n == 1 else 's'}): no "
-                f"{self.k}-anonymous release exists; use at most {param('k', n)}"
-            )
+        check_size(self.k, int(np.asarray(overall).sum()))
+
+
+def check_size(k: int, n: int) -> None:
+    """Raise ``Infeasible`` when no class of ``k`` rows fits a table of ``n`` rows (the
+    k-anonymity part of a model: k-anonymity, p-sensitive k-anonymity)."""
+    if k > n:
+        rows = "1 row" if n == 1 else f"{n} rows"
+        raise Infeasible(f"{param('k', k)} is larger than the table ({rows}): no "
+                         f"{k}-anonymous release exists; use at most {param('k', n)}")

@@ -11,6 +11,7 @@ from numpy.typing import NDArray
 from starmin.errors import Infeasible, param
 from starmin.models._params import as_counts, whole
 from starmin.models.base import Evaluation
+from starmin.models.k_anonymity import check_size
 
 
 @dataclass(frozen=True)
@@ -58,9 +59,7 @@ class PSensitiveKAnonymity:
     def check_feasible(self, overall: NDArray[np.int64], values: Sequence[object]) -> None:
         _, o = as_counts(np.zeros((0, len(overall)), dtype=np.int64), overall)
         n, present = int(o.sum()), int((o > 0).sum())
-        if self.k > n:
-            raise Infeasible(f"{param('k', self.k)} is larger than the table ({n} row{'' if n == 1 else 's'}): no "
-                             f"{self.k}-anonymous release exists; use at most {param('k', n)}")
+        check_size(self.k, n)
         if self.p > present:
             raise Infeasible(
                 f"no {self.p}-sensitive release exists: the sensitive column has only "
