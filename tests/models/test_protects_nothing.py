@@ -146,3 +146,18 @@ def test_cli_prints_one_warning_line_when_quiet(tmp_path: Path,
     assert main(["-q", "anonymize", str(src), "--qi", "a,b", "--sensitive", "s", "--l", "2",
                  "-o", str(tmp_path / "two.csv")]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_info_says_which_parameters_ask_nothing(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "t.csv"
+    FRAME.write_csv(src)
+    assert main(["-q", "info", str(src), "--qi", "a,b", "--sensitive", "s", "--k", "1", "--k",
+                 "2", "--l", "1", "--l", "2", "--t", "1", "--t", "0.5"]) == 0
+    lines = {line.split(":")[0]: line for line in capsys.readouterr().out.splitlines()
+             if " = " in line.split(":")[0]}
+    for asks_nothing in ("k = 1", "l = 1 (1-diversity)", "t = 1 (equal distance)"):
+        assert lines[asks_nothing].endswith("it asks nothing"), lines[asks_nothing]
+    for asks in ("k = 2", "l = 2 (2-diversity)", "t = 0.5 (equal distance)"):
+        assert "asks nothing" not in lines[asks], lines[asks]
+    assert "holds >= 1 row;" in lines["t = 1 (equal distance)"]

@@ -453,9 +453,10 @@ def cmd_info(ns: argparse.Namespace) -> int:
     from starmin.data.schema import Schema
     from starmin.model_params import the_model
     from starmin.models import KAnonymity, TCloseness
-    from starmin.models.apply import check_feasible
+    from starmin.models.apply import check_feasible, protects_nothing
 
     say = _progress(ns.quiet)
+    nothing = "; every class of this table satisfies it, even one of a single row: it asks nothing"
     t_models = [(t, TCloseness(t)) for t in ns.t or []]  # bad k, t or l: an error before work
     for k in ns.k or []:
         KAnonymity(k)
@@ -487,14 +488,16 @@ def cmd_info(ns: argparse.Namespace) -> int:
             b.pop("best")
             b.update(charge_bounds(rt, KAnonymity(k), say))  # the report's, within its limits
         parts = ", ".join(f"{name} {v}" for name, v in b.items())
-        print(f"k = {k}: optimum >= {max(b.values())} stars ({parts})")
+        print(f"k = {k}: optimum >= {max(b.values())} stars ({parts})"
+              + (nothing if protects_nothing(KAnonymity(k), rt) else ""))
     for t, model in t_models:
         with solver_output_to_stderr():
             b = t_closeness_lower_bounds(rt, model, large_lp=True, progress=say)
             floor = t_class_floor(rt, model)
         parts = ", ".join(f"{name} {v}" for name, v in b.items())
         print(f"t = {t} (equal distance): optimum >= {max(b.values())} stars ({parts}); "
-              f"every t-close class holds >= {floor} rows")
+              f"every t-close class holds >= {floor} row{'' if floor == 1 else 's'}"
+              + (nothing if protects_nothing(model, rt) else ""))
     for l, lm in l_models:
         try:
             check_feasible(lm, rt)
@@ -504,7 +507,8 @@ def cmd_info(ns: argparse.Namespace) -> int:
         with solver_output_to_stderr():  # as the report's (without the LP core)
             b = diversity_lower_bounds(rt, [lm], say)
         parts = ", ".join(f"{name} {v}" for name, v in b.items())
-        print(f"l = {l} ({lm.name}): optimum >= {max(b.values(), default=0)} stars ({parts})")
+        print(f"l = {l} ({lm.name}): optimum >= {max(b.values(), default=0)} stars ({parts})"
+              + (nothing if protects_nothing(lm, rt) else ""))
     return EXIT_OK
 
 
