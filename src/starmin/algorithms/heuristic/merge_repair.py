@@ -224,9 +224,11 @@ def solve(rt: RowTypes, model: PrivacyModel, *, seed: int = 0,
     ``"pattern-packing"``; ``"rows"``: the row types; ``"pattern-packing"``; ``"diverse"``;
     ``"levels"`` (:mod:`._level_start`); ``"distinct-levels"``: distinct l-diversity's level
     start for the model's ``l``, for the models frequency l-diversity implies on one
-    sensitive column (:func:`implied_suits`); several names: each runs, the best release is kept;
-    ``"auto"`` for frequency l-diversity on one sensitive column runs ``"levels"`` and
-    ``"diverse"``, for entropy l-diversity with ``l >= ENTROPY_DISTINCT_MIN_L``
+    sensitive column (:func:`implied_suits`); ``"tree"`` (:mod:`._tree_start`, stop 59): a
+    split tree and one LP placing every row on it, for frequency l-diversity and the models it
+    implies on one sensitive column; several names: each runs, the best release is kept;
+    ``"auto"`` for frequency l-diversity on one sensitive column runs ``"levels"``,
+    ``"diverse"`` and ``"tree"``, for entropy l-diversity with ``l >= ENTROPY_DISTINCT_MIN_L``
     ``"distinct-levels"`` and ``"pattern-packing"``, for distinct, entropy and recursive
     (c > 1) l-diversity otherwise ``"levels"`` and
     ``"pattern-packing"``),
@@ -438,12 +440,13 @@ def generic_judge(model: PrivacyModel, rt: RowTypes) -> Judge:
 
 
 def expand_start(name: str, model: PrivacyModel, rt: RowTypes) -> tuple[str, ...]:
-    """The starts option ``name`` stands for: ``"auto"`` is ``"levels"`` and ``"diverse"``
-    (both run, the better release kept) where :func:`level_suits`, else one start chosen in
+    """The starts option ``name`` stands for: ``"auto"`` is ``"levels"``, ``"diverse"`` and
+    (since stop 59) ``"tree"`` (each runs, the best release kept) where :func:`level_suits`,
+    else one start chosen in
     :func:`initial_plan`. ``InvalidInput`` when ``"levels"`` is asked for a table wider than
     :data:`LEVEL_MAX_M` columns (or with none)."""
     if name == "auto" and level_suits(model, rt):
-        return ("levels", "diverse")
+        return ("levels", "diverse", "tree")
     if name == "auto" and implied_suits(model, rt) and distinct_start_prefers(model):
         return ("distinct-levels", "pattern-packing")
     if name == "auto" and (implied_suits(model, rt) or close_suits(model, rt)):
@@ -1071,10 +1074,10 @@ def level_work(rt: RowTypes, l: int | None = None, lp_levels: int = 0) -> float:
 TREE_SHARE = 0.75
 """``auto`` prefers the tree start (:mod:`._tree_start`) to the level start when ``l`` times
 the most frequent sensitive value's share of the table is at least this (:func:`tree_prefers`),
-and runs both where the budget allows. Fitted on 9 cases (docs/algorithms/merge-repair.md,
+and runs both where the budget allows. Fitted on 13 cases (docs/algorithms/merge-repair.md,
 "The tree start"): the tree start gave fewer stars at products 0.80-0.98 (adult occupation
-l = 6 and its first 10,000 rows, education l = 3, marital status l = 2: -4 to -9.5 %) except
-adult's first 5,000 rows at l = 6 (+1 %), more at 0.54-0.67 (+2.4 to +13 %) except adult
+l = 6 and its first 10,000 rows, education l = 3, marital status l = 2: -4.1 to -9.9 %) except
+adult's first 5,000 rows at l = 6 (+1 %), more at 0.40-0.67 (+2.5 to +13.6 %) except adult
 occupation l = 5 (0.67: -2.7 %)."""
 TREE_REPAIR = 0.25
 """The repair and polish after the tree start relative to :func:`repair_work` (adult,
