@@ -33,7 +33,8 @@ output vectors: the nodes of one tree.
    ``l x <= n`` rows are left out when the whole table is not l-eligible (a model that
    frequency l-diversity implies, e.g. distinct l-diversity, may still hold there), so the
    LP always has a solution.
-3. **Rounding**, bottom-up: a node takes of each value the LP's ``x`` rounded half up, within
+3. **Rounding**, bottom-up: a node takes of each value the LP's ``x`` rounded half up
+   (:data:`HALF`), within
    what reaches it (its home rows and its children's leftovers), trimmed to its largest part
    the model passes when that fails; what it does not take goes to its parent; the root
    takes everything that reaches it (a class merge-repair's repair mends when it fails).
@@ -73,6 +74,10 @@ MAX_NONZEROS = 2_000_000
 """Largest placement LP built (adult, 8 QIs, occupation, l = 3..6: 104,000-130,000)."""
 MAX_ITERATIONS = 10_000
 """Interior-point iterations, and simplex iterations of its crossover, per LP."""
+HALF = 0.5 + 1e-6
+"""Rounding half up: a node takes ``floor(x + HALF)`` rows. The LP's vertex values are often
+exactly ``1/2`` (computed as ``0.5`` give or take the last bits); the margin puts them on the
+same side on every machine, and no small-denominator fraction lies at the new boundary."""
 
 
 @dataclass(frozen=True)
@@ -204,9 +209,9 @@ def rounded_groups(rt: RowTypes, tree: Tree, x: np.ndarray, part: Part) -> list[
         if up < 0:
             take = have
         else:
-            take = np.minimum(np.floor(x[node] + 0.5).astype(np.int64), have)
-            if take.any():
-                take = part(take[None, :])[0] if take.sum() else take
+            take = np.minimum(np.floor(x[node] + HALF).astype(np.int64), have)
+            if take.any():  # rounding may break l-eligibility: the largest part that holds
+                take = part(take[None, :])[0]
         left = take.copy()
         ti: list[int] = []
         ui: list[int] = []
