@@ -1094,10 +1094,12 @@ def tree_prefers(l: int, rt: RowTypes) -> bool:
 
 
 def tree_work(rt: RowTypes) -> float:
-    """Estimated work units of the tree start (:mod:`._tree_start`): ``1.6e-6 x t_in x m x s``
-    (adult, 8 QIs, occupation: 2.2 units; measured 2.1-2.6 CPU s for l = 3..6 on 2026-11-30,
-    0.4-1.4 s on tables of 3,225-6,452 row types)."""
-    return 1.6e-6 * rt.t_in * rt.m * max(rt.s, 1)
+    """Estimated work units of the tree start (:mod:`._tree_start`): ``1.4e-8 x t_in^1.5 x m
+    x s``, the LP's interior point growing faster than its size (adult, 8 QIs, occupation:
+    2.2 units, measured 2.1-2.6 CPU s for l = 3..6 on 2026-11-30; the synthetic census of
+    100,000 rows, 33,064 row types: 9.4 units, measured 10.4 / 14.2 CPU s for l = 3 / 5, where
+    ``t_in`` to the first power gave 5.9; 0.4-1.4 s on tables of 3,225-6,452 row types)."""
+    return 1.4e-8 * rt.t_in ** 1.5 * rt.m * max(rt.s, 1)
 
 
 def diverse_work(rt: RowTypes) -> float:
