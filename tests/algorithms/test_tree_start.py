@@ -226,15 +226,24 @@ def test_models_it_cannot_place_are_refused_with_the_fix(model: PrivacyModel) ->
         merge_repair.solve(rt, model, start="tree")
 
 
-def test_auto_takes_the_tree_start_where_l_is_large_for_the_table() -> None:
-    # one value holds 1/3 of the rows: l = 2 gives 0.67 (< 0.75), l = 3 gives 1.0
-    rt = from_rows([[i % 4, i % 3] for i in range(12)], [0, 0, 0, 0, 1, 1, 1, 2, 2, 3, 3, 3])
+def test_auto_takes_the_tree_start_where_the_free_rows_are_near_to_failing() -> None:
+    # twelve row types of one row each: phase one keeps none, so every row is free; one value
+    # holds 4 of 12: l = 2 gives 2 x 4/12 = 0.67 (< 0.77), l = 3 gives 1.0
+    rt = from_rows([[i, 0] for i in range(12)], [0, 0, 0, 0, 1, 1, 1, 2, 2, 3, 3, 3])
     assert not merge_repair.tree_prefers(2, rt)
     assert merge_repair.tree_prefers(3, rt)
+    # the same values in two row types of six rows, (4, 2, 0, 0) and (0, 1, 2, 3): phase one
+    # keeps (2, 2, 0, 0) and all of the second star-free, so the free rows are two of value 0
+    # alone (share 1): the tree start first at l = 2, though the table's share gives 0.67
+    rt = from_rows([[0, 0]] * 6 + [[1, 1]] * 6, [0, 0, 0, 0, 1, 1, 1, 2, 2, 3, 3, 3])
+    assert merge_repair.tree_prefers(2, rt)
+    # nothing free: no tree
+    assert not merge_repair.tree_prefers(2, from_rows([[0, 0]] * 4, [0, 1, 0, 1]))
 
 
-def test_auto_on_adult_runs_the_tree_start_for_l_6_and_the_level_start_for_l_4() -> None:
+def test_auto_on_adult_runs_the_tree_start_for_l_5_and_6_and_the_level_start_for_l_4() -> None:
     rt = adult_encoded()[2].row_types  # 8 QIs, occupation (its largest share 13.4 %)
-    assert merge_repair.auto_run(LDiversity(6), rt, 7.0).options == {
-        "start": "tree", "rules": ("spread",)}
+    for l in (5, 6):
+        assert merge_repair.auto_run(LDiversity(l), rt, 7.0).options == {
+            "start": "tree", "rules": ("spread",)}
     assert merge_repair.auto_run(LDiversity(4), rt, 7.0).options.get("start") == "levels"

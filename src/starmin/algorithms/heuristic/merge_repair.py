@@ -1071,26 +1071,32 @@ def level_work(rt: RowTypes, l: int | None = None, lp_levels: int = 0) -> float:
     return greedy + (level_lp_work(rt.counts, l, rt.m, lp_levels) if l is not None else 0.0)
 
 
-TREE_SHARE = 0.75
+TREE_SHARE = 0.77
 """``auto`` prefers the tree start (:mod:`._tree_start`) to the level start when ``l`` times
-the most frequent sensitive value's share of the table is at least this (:func:`tree_prefers`),
-and runs both where the budget allows. Fitted on 13 cases (docs/algorithms/merge-repair.md,
-"The tree start"): the tree start gave fewer stars at products 0.80-0.98 (adult occupation
-l = 6 and its first 10,000 rows, education l = 3, marital status l = 2: -4.1 to -9.9 %) except
-adult's first 5,000 rows at l = 6 (+1 %), more at 0.40-0.67 (+2.5 to +13.6 %) except adult
-occupation l = 5 (0.67: -2.7 %)."""
+the most frequent value's share of the rows TP's phase one leaves free is at least this
+(:func:`tree_prefers`), and runs both where the budget allows. Fitted on 13 cases
+(docs/algorithms/merge-repair.md, "The tree start"): the tree start gave fewer stars at
+0.79-1.24 (adult occupation l = 5, 6 and its first 10,000 rows at l = 6, education l = 3,
+marital status l = 2: -2.6 to -9.6 %), more at 0.56-0.74 (+2.1 to +13.4 %) and at 0.81 on
+adult's first 5,000 rows at l = 6 (+0.4 %)."""
 TREE_REPAIR = 0.25
 """The repair and polish after the tree start relative to :func:`repair_work` (adult,
 frequency l = 3..6, rule ``spread``: 1.8-2.6 CPU s against estimates 7-11.5 units)."""
 
 
 def tree_prefers(l: int, rt: RowTypes) -> bool:
-    """Whether ``auto`` tries the tree start before the level start (:data:`TREE_SHARE`): at
-    large ``l`` for the table, the level start's greedy levels spend the rare values and
-    leave rows of the frequent ones that nothing dilutes; the tree start's LP places all
-    rows at once."""
-    share = rt.counts.sum(axis=0).max() / max(rt.n, 1) if rt.t_in else 0.0
-    return bool(l * share >= TREE_SHARE)
+    """Whether ``auto`` tries the tree start before the level start (:data:`TREE_SHARE`): the
+    rows phase one leaves free (every row type keeps its largest l-eligible part star-free,
+    as the level start's level 0 does) are near to not being l-eligible as a whole, so the
+    level start's greedy levels spend the rare values and leave rows of the frequent ones that
+    nothing dilutes (stop 58's diagnosis of adult, l = 5); the tree start's LP places all rows
+    at once."""
+    from starmin.algorithms.approx.tp_phases import phase_one_heights
+
+    counts = rt.counts.astype(np.int64)
+    free = (counts - np.minimum(counts, phase_one_heights(counts, l)[:, None])).sum(axis=0)
+    total = int(free.sum())
+    return total > 0 and l * int(free.max()) >= TREE_SHARE * total
 
 
 def tree_work(rt: RowTypes) -> float:
