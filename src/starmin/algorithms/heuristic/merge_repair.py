@@ -624,7 +624,8 @@ def initial_plan(rt: RowTypes, model: PrivacyModel, st: Settings, seed: int, jud
                          class_floor(model, rt), NAME, GUARANTEE)
         if plan is not None:
             return "tree", plan
-        say(f"{NAME}: start tree: its LP is over its work limits; the level start instead")
+        say(f"{NAME}: start tree: its LP is over its work limits or has no optimum; the "
+            f"level start instead")
         start = "levels"
     if start == "levels":
         from starmin.algorithms.heuristic._close_lp import close_spec
@@ -932,12 +933,13 @@ def auto_run(model: PrivacyModel, rt: RowTypes, units_left: float) -> AutoRun:
             tree = tree_work(rt) + TREE_REPAIR * rule
             tree_only = AutoRun(tree, {"start": "tree", "rules": ("spread",)},
                                 "tree start only, rule spread only")
+            tree_first = tree_prefers(l, rt)
             runs = [AutoRun(both + 4 * after),
                     AutoRun(both + 2 * after, {"rules": ("spread",)}, "rule spread only"),
                     AutoRun(levels + level_repair + tree,
                             {"start": ("levels", "tree"), "rules": ("spread",)},
                             "level and tree starts, rule spread only"),
-                    *([tree_only] if tree_prefers(l, rt) else []),
+                    *([tree_only] if tree_first else []),
                     AutoRun(levels + level_repair, {"start": "levels", "rules": ("spread",)},
                             "level start only, rule spread only"),
                     *([AutoRun(per_level + level_repair,
@@ -948,7 +950,7 @@ def auto_run(model: PrivacyModel, rt: RowTypes, units_left: float) -> AutoRun:
                     AutoRun(level_work(rt, l, 1) + level_repair,
                             {"start": "levels", "rules": ("spread",), "level_lp_levels": 1},
                             "level start only (placement LP at level 1), rule spread only"),
-                    *([] if tree_prefers(l, rt) else [tree_only]),
+                    *([] if tree_first else [tree_only]),
                     replace(runs[1], options={"start": "diverse", "rules": ("spread",)},
                             note="diverse start only, rule spread only"),
                     replace(runs[2], options={"start": "diverse", **runs[2].options},
