@@ -23,7 +23,7 @@ from starmin.algorithms.heuristic._tree_start import (
     tree_plan,
 )
 from starmin.data.rowtypes import RowTypes
-from starmin.errors import Infeasible, InvalidInput
+from starmin.errors import InvalidInput
 from starmin.models import (
     AllOf,
     DistinctLDiversity,
@@ -33,18 +33,10 @@ from starmin.models import (
     RecursiveCLDiversity,
     TCloseness,
 )
-from starmin.models.apply import check_feasible, holds
+from starmin.models.apply import holds
 from starmin.models.base import PrivacyModel
 from tests.helpers.adult import adult_encoded
-from tests.helpers.tables import from_rows, random_table
-
-
-def _feasible(model: PrivacyModel, rt: RowTypes) -> bool:
-    try:
-        check_feasible(model, rt)
-    except Infeasible:
-        return False
-    return True
+from tests.helpers.tables import feasible, from_rows, random_table, tiny_tables
 
 
 def _tables(l: int, count: int = 12) -> Iterator[RowTypes]:
@@ -57,7 +49,7 @@ def _tables(l: int, count: int = 12) -> Iterator[RowTypes]:
         m = 3 + seed % 3
         rt = random_table(4_100 + seed, 30 + 3 * seed, m, values=[2, 3, 2, 4, 3][:m],
                           s=3 + seed % 3)
-        if _feasible(LDiversity(l), rt):
+        if feasible(LDiversity(l), rt):
             found += 1
             yield rt
 
@@ -186,12 +178,8 @@ MODELS = [LDiversity(2), LDiversity(3), AllOf(KAnonymity(2), LDiversity(3)),
 @pytest.mark.parametrize("model", MODELS, ids=lambda m: m.name)
 def test_releases_from_the_tree_start_satisfy_the_model_and_repeat(model: PrivacyModel) -> None:
     checked = 0
-    for seed in range(30):
-        rng = np.random.default_rng(5_300 + seed)
-        n, m = int(rng.integers(6, 11)), int(rng.integers(2, 4))
-        X = rng.integers(0, 2 + seed % 2, size=(n, m))
-        rt = RowTypes.from_arrays(X, rng.permutation(np.arange(n) % (3 + seed % 2)))
-        if not _feasible(model, rt):
+    for seed, rt in tiny_tables(5_300):
+        if not feasible(model, rt):
             continue
         checked += 1
         plan = merge_repair.solve(rt, model, seed=seed, start="tree")

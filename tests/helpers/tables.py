@@ -12,6 +12,9 @@ API (all deterministic given ``seed``):
   value codes) permuted at random; the optimum is invariant under it.
 - :func:`two_sensitive_table` -- a random table with two sensitive columns (keys = pairs).
 - :func:`satisfies` -- every released class of a plan satisfies a model.
+- :func:`feasible` -- whether some release of the table satisfies a model.
+- :func:`tiny_tables` -- random tables of 6-10 rows, 2-3 QIs and 3-4 sensitive values, each
+  value about equally often (for brute-force comparisons).
 - :func:`frequent_zero_table` / :func:`solved_tables` -- the small diversity tables of the
   charge LP tests (value 0 frequent, so some row types must leave) and the feasible ones
   among seeds with their brute-force optimum.
@@ -19,12 +22,13 @@ API (all deterministic given ``seed``):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
 from starmin.data.rowtypes import RowTypes
-from starmin.models.apply import holds
+from starmin.errors import Infeasible
+from starmin.models.apply import check_feasible, holds
 from starmin.models.base import PrivacyModel
 from starmin.transform.plan import ReleasePlan
 
@@ -132,3 +136,22 @@ def solved_tables(model: PrivacyModel, l: int, seeds: int
         except Infeasible:
             continue
     return out
+
+
+def feasible(model: PrivacyModel, rt: RowTypes) -> bool:
+    """Whether some release of ``rt`` satisfies ``model`` (:func:`check_feasible` passes)."""
+    try:
+        check_feasible(model, rt)
+    except Infeasible:
+        return False
+    return True
+
+
+def tiny_tables(seed0: int, count: int = 30) -> Iterator[tuple[int, RowTypes]]:
+    """``(seed, table)`` for ``count`` seeds from ``seed0``: 6-10 rows, 2-3 QI columns of 2-3
+    values, the sensitive values ``0 .. 2-3`` dealt out evenly in random order."""
+    for seed in range(count):
+        rng = np.random.default_rng(seed0 + seed)
+        n, m = int(rng.integers(6, 11)), int(rng.integers(2, 4))
+        X = rng.integers(0, 2 + seed % 2, size=(n, m))
+        yield seed, RowTypes.from_arrays(X, rng.permutation(np.arange(n) % (3 + seed % 2)))
