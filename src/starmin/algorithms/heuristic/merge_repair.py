@@ -930,12 +930,14 @@ def auto_run(model: PrivacyModel, rt: RowTypes, units_left: float) -> AutoRun:
                       else per_level)
             both = start + levels
             level_repair = LEVEL_REPAIR * after * (k / 2) ** 1.5
-            tree = tree_work(rt) + TREE_REPAIR * rule
+            tree = tree_work(rt) + TREE_REPAIR * rule  # the tree start with one rule
             tree_only = AutoRun(tree, {"start": "tree", "rules": ("spread",)},
                                 "tree start only, rule spread only")
             tree_first = tree_prefers(l, rt)
-            runs = [AutoRun(both + 4 * after),
-                    AutoRun(both + 2 * after, {"rules": ("spread",)}, "rule spread only"),
+            # the first two rungs run every start (start "auto": levels, diverse and tree)
+            runs = [AutoRun(both + 4 * after + tree + TREE_REPAIR * rule),
+                    AutoRun(both + 2 * after + tree, {"rules": ("spread",)},
+                            "rule spread only"),
                     AutoRun(levels + level_repair + tree,
                             {"start": ("levels", "tree"), "rules": ("spread",)},
                             "level and tree starts, rule spread only"),
